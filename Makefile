@@ -1,0 +1,24 @@
+# The two commands of the README. Both work on a fresh Debian machine with Python 3.11 and no services running.
+PYTHON ?= python3
+VENV := .venv
+STAMP := $(VENV)/.installed
+
+.PHONY: run test install clean-data
+
+$(STAMP): pyproject.toml
+	@echo "[zero-memory] creating $(VENV) and installing the project (first time: a few minutes)"
+	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/python -m config.launcher run
+
+test: $(STAMP)
+	$(VENV)/bin/python -m config.launcher test $(PYTEST_ARGS)
+
+clean-data:
+	rm -rf .data

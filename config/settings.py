@@ -1,0 +1,134 @@
+"""Settings, all from environment variables. Unset variables fall back to the embedded services of `make run`."""
+import os
+from pathlib import Path
+
+from config.dburl import database_from_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(os.environ.get("ZM_DATA_DIR", BASE_DIR / ".data"))
+EMBEDDED_PG_PORT = int(os.environ.get("ZM_PG_PORT", "55432"))
+EMBEDDED_REDIS_PORT = int(os.environ.get("ZM_REDIS_PORT", "56379"))
+
+
+def _env_bool(name: str, default: bool) -> bool:
+    return os.environ.get(name, str(default)).strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _embedded_secret_key() -> str:
+    # A fresh checkout gets its own random key, kept with the embedded data so sessions survive restarts.
+    path = DATA_DIR / "secret_key"
+    if not path.exists():
+        import secrets
+
+        DATA_DIR.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = os.environ.get("SECRET_KEY") or _embedded_secret_key()
+DEBUG = _env_bool("DEBUG", False)
+ALLOWED_HOSTS = [h.strip() for h in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h.strip()]
+
+INSTALLED_APPS = [
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "django_rq",
+    "tenants",
+    "memory",
+    "hygiene",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+# Two roles (see tenants/db_roles.py): "default" is the runtime app role, which owns nothing and is subject to
+# row-level security; "owner" owns the schema and is used only to run migrations (`migrate --database owner`).
+_EMBEDDED_DB = f"127.0.0.1:{EMBEDDED_PG_PORT}/zero_memory"
+DATABASE_URL = os.environ.get("DATABASE_URL", f"postgres://zm_app:zm_app@{_EMBEDDED_DB}")
+DATABASE_OWNER_URL = os.environ.get("DATABASE_OWNER_URL", f"postgres://zm_owner:zm_owner@{_EMBEDDED_DB}")
+CONN_MAX_AGE = int(os.environ.get("CONN_MAX_AGE", "60"))
+DATABASES = {
+    "default": {**database_from_url(DATABASE_URL), "ATOMIC_REQUESTS": True, "CONN_MAX_AGE": CONN_MAX_AGE},
+    "owner": {**database_from_url(DATABASE_OWNER_URL), "CONN_MAX_AGE": 0},
+}
+
+# django_rq's only migration renames admin permissions through the default alias (the app role, which cannot
+# write them); we use no Django admin, so its migrations are skipped. Its Dashboard model has no table.
+MIGRATION_MODULES = {"django_rq": None}
+
+REDIS_URL = os.environ.get("REDIS_URL", f"redis://127.0.0.1:{EMBEDDED_REDIS_PORT}/0")
+RQ_QUEUES = {
+    "default": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 300},
+}
+
+JUDGE_BACKEND = os.environ.get("JUDGE_BACKEND", "local")
+
+AUTH_USER_MODEL = "tenants.User"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+STATIC_URL = "static/"
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "tenants.auth.BearerTokenAuthentication",
+        "tenants.auth.OrgSessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "config.errors.api_exception_handler",
+    "UNAUTHENTICATED_USER": None,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "zero-memory API",
+    "DESCRIPTION": "Multi-tenant memory server for AI agents. Contract: API.md; project notes: docs/API.md.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}

@@ -1,0 +1,30 @@
+from django.urls import include, path, re_path
+from drf_spectacular.renderers import OpenApiJsonRenderer, OpenApiYamlRenderer
+from drf_spectacular.views import SpectacularAPIView
+from rest_framework.permissions import AllowAny
+
+from config import errors
+from config.health import healthz
+
+api_v1 = [
+    path("", include("tenants.urls")),
+    # Anything else under /api/v1/ answers in the error envelope, like every other error.
+    re_path(r"^.*$", errors.not_found),
+]
+
+urlpatterns = [
+    path("healthz", healthz),
+    path(
+        "api/schema/",
+        SpectacularAPIView.as_view(
+            permission_classes=[AllowAny],
+            authentication_classes=[],
+            renderer_classes=[OpenApiJsonRenderer, OpenApiYamlRenderer],
+        ),
+        name="schema",
+    ),
+    path("api/v1/", include(api_v1)),
+]
+
+handler404 = errors.not_found
+handler500 = errors.server_error

@@ -1,0 +1,101 @@
+"""Who is asking: bearer tokens for agents, Django sessions for the web pages. Both end in one Principal."""
+import hashlib
+from dataclasses import dataclass
+from datetime import timedelta
+from uuid import UUID
+
+from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
+from django.db import connection, transaction
+from django.utils import timezone
+from django.utils.crypto import constant_time_compare
+from rest_framework import authentication, exceptions
+
+from tenants import rls
+from tenants.models import ApiToken, Membership, User
+
+SESSION_ORG_KEY = "zm_org_id"
+LAST_USED_RESOLUTION = timedelta(minutes=1)  # bounds the writes that last_used_at costs on busy tokens
+
+
+@dataclass(frozen=True)
+class Principal:
+    scope: rls.Scope
+    user: User
+    membership: Membership
+    token: ApiToken | None
+
+    @property
+    def org(self):
+        return self.membership.org
+
+    @property
+    def is_admin(self) -> bool:
+        return self.membership.role == Membership.Role.ADMIN
+
+    @property
+    def writer(self) -> str:
+        return self.token.writer if self.token else ApiToken.Writer.HUMAN
+
+
+def hash_secret(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def token_identity(secret: str) -> tuple[str, UUID, UUID] | None:
+    """Resolve a secret before any identity exists, through the narrow lookup function (see migration 0002)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT token_id, org_id, user_id FROM zm_token_identity(%s)", [hash_secret(secret)])
+        return cursor.fetchone()
+
+
+def load_principal(scope: rls.Scope, token_id: str | None) -> Principal:
+    with transaction.atomic():
+        context = rls.activate(scope)
+        try:
+            membership = Membership.objects.select_related("org", "user").filter(user_id=scope.user_id).first()
+            if membership is None or not membership.user.is_active:
+                raise exceptions.AuthenticationFailed("This user is no longer a member of the organization.")
+            token = None
+            if token_id:
+                token = ApiToken.objects.select_related("project").get(pk=token_id)
+                now = timezone.now()
+                if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
+                    ApiToken.objects.filter(pk=token_id).update(last_used_at=now)
+                    token.last_used_at = now
+            return Principal(scope=scope, user=membership.user, membership=membership, token=token)
+        finally:
+            rls.deactivate(context)
+
+
+class BearerTokenAuthentication(authentication.BaseAuthentication):
+    def authenticate(self, request):
+        header = authentication.get_authorization_header(request).decode("latin-1")
+        if not header:
+            return None
+        scheme, _, secret = header.partition(" ")
+        if scheme.lower() != "bearer" or not secret.strip():
+            raise exceptions.AuthenticationFailed("Send the token as 'Authorization: Bearer <token>'.")
+        identity = token_identity(secret.strip())
+        if identity is None:
+            raise exceptions.AuthenticationFailed("Invalid or revoked token.")
+        token_id, org_id, user_id = identity
+        principal = load_principal(rls.Scope(org_id=org_id, user_id=user_id), token_id)
+        return principal.user, principal
+
+    def authenticate_header(self, request) -> str:
+        return 'Bearer realm="zero-memory"'
+
+
+class OrgSessionAuthentication(authentication.SessionAuthentication):
+    """A logged-in web user acting in the organization chosen at login (stored in the session)."""
+
+    def authenticate(self, request):
+        session = request._request.session
+        user_id, org_id = session.get(SESSION_KEY), session.get(SESSION_ORG_KEY)
+        if not user_id or not org_id:
+            return None
+        principal = load_principal(rls.Scope(org_id=UUID(org_id), user_id=UUID(user_id)), token_id=None)
+        if not constant_time_compare(session.get(HASH_SESSION_KEY, ""), principal.user.get_session_auth_hash()):
+            return None
+        self.enforce_csrf(request)
+        return principal.user, principal

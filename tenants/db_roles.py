@@ -1,0 +1,38 @@
+"""Privileges of the runtime app role.
+
+Migrations run as the owner role (``manage.py migrate --database owner``). After every migrate this grants the
+app role (the user of DATABASE_URL) exactly what it needs on every table: read and write rows, nothing on the
+schema. The app role is no superuser, has no BYPASSRLS and owns nothing, so every policy applies to it.
+Tables listed in APPEND_ONLY / NO_DELETE get less: event logs can only be inserted and read, memories never deleted.
+"""
+from django.conf import settings
+from django.db import connections
+
+APPEND_ONLY: set[str] = set()
+NO_DELETE: set[str] = set()
+
+
+def app_role_name() -> str:
+    return settings.DATABASES["default"]["USER"]
+
+
+def grant_app_role(using: str = "default", **kwargs) -> None:
+    connection = connections[using]
+    app_role = connection.ops.quote_name(app_role_name())
+    if connection.settings_dict["USER"] == app_role_name():
+        return  # migrations were run as the app role itself: nothing to grant (and nothing is safe; see README)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+        tables = [row[0] for row in cursor.fetchall()]
+        for table in tables:
+            name = connection.ops.quote_name(table)
+            cursor.execute(f"REVOKE ALL ON {name} FROM {app_role}")
+            if table in APPEND_ONLY:
+                privileges = "SELECT, INSERT"
+            elif table in NO_DELETE:
+                privileges = "SELECT, INSERT, UPDATE"
+            else:
+                privileges = "SELECT, INSERT, UPDATE, DELETE"
+            cursor.execute(f"GRANT {privileges} ON {name} TO {app_role}")
+        cursor.execute(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {app_role}")
+        cursor.execute(f"GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA public TO {app_role}")

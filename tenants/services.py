@@ -1,0 +1,146 @@
+"""Every write of the tenancy domain. Callers pass a Principal; RLS is already active for it."""
+import secrets
+import uuid
+from dataclasses import dataclass
+
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+
+from config.errors import Conflict, Forbidden, NotFound
+from tenants import rls
+from tenants.auth import Principal, hash_secret
+from tenants.models import ApiToken, Membership, Organization, Project, ProjectMember, User
+
+
+def _lookup(function: str, key: str) -> uuid.UUID | None:
+    # The narrow SECURITY DEFINER lookups of migration 0002: an id for an exact key, nothing more.
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {function}(%s)", [key])
+        return cursor.fetchone()[0]
+
+
+def _user_for_email(email: str) -> User:
+    """The global user with this email, created if nobody has it yet (it may belong to another organization)."""
+    email = email.strip().lower()
+    user_id = _lookup("zm_user_id_for_email", email)
+    if user_id is None:
+        return User.objects.create_user(email=email)
+    return User(id=user_id, email=email)
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    org: Organization
+    user: User
+    projects: list[Project]
+    token: ApiToken
+    secret: str
+
+
+def org_bootstrap(*, org_slug: str, admin_email: str, project_slugs: list[str]) -> Bootstrap:
+    """Create whatever is missing of org, admin and projects, and always issue a new admin token."""
+    with transaction.atomic():
+        org_id = _lookup("zm_org_id_for_slug", org_slug) or uuid.uuid4()
+        user_id = _lookup("zm_user_id_for_email", admin_email.strip().lower()) or uuid.uuid4()
+    with rls.tenant_scope(rls.Scope(org_id=org_id, user_id=user_id)):
+        org, _ = Organization.objects.get_or_create(id=org_id, defaults={"slug": org_slug, "name": org_slug})
+        user = User.objects.filter(pk=user_id).first() or User.objects.create_user(id=user_id, email=admin_email)
+        Membership.objects.update_or_create(org=org, user=user, defaults={"role": Membership.Role.ADMIN})
+        projects = []
+        for slug in project_slugs:
+            project, _ = Project.objects.get_or_create(org=org, slug=slug, defaults={"name": slug})
+            ProjectMember.objects.get_or_create(org=org, project=project, user=user)
+            projects.append(project)
+        token, secret = _token_create(org=org, user=user, name="bootstrap admin", writer="human", project=None)
+    return Bootstrap(org=org, user=user, projects=projects, token=token, secret=secret)
+
+
+def user_add(*, principal: Principal, email: str, role: str) -> Membership:
+    user = _user_for_email(email)
+    if Membership.objects.filter(user_id=user.id).exists():
+        raise Conflict("already_member", f"{user.email} is already a member of this organization.")
+    return Membership.objects.create(org=principal.org, user=user, role=role)
+
+
+def project_create(*, principal: Principal, slug: str, name: str) -> Project:
+    try:
+        with transaction.atomic():
+            project = Project.objects.create(org=principal.org, slug=slug, name=name or slug)
+    except IntegrityError:
+        raise Conflict("duplicate_slug", f"A project with slug '{slug}' already exists.", {"slug": slug})
+    ProjectMember.objects.create(org=principal.org, project=project, user=principal.user)
+    return project
+
+
+def _project_for_admin(slug: str) -> Project:
+    project = Project.objects.filter(slug=slug).first()
+    if project is None:
+        raise NotFound("not_found", "No such project.")
+    return project
+
+
+def _member_user(user_id) -> User:
+    membership = Membership.objects.select_related("user").filter(user_id=user_id).first()
+    if membership is None:
+        raise NotFound("not_found", "No such user in this organization.")
+    return membership.user
+
+
+def project_member_add(*, principal: Principal, project_slug: str, user_id: uuid.UUID) -> ProjectMember:
+    project = _project_for_admin(project_slug)
+    user = _member_user(user_id)
+    try:
+        with transaction.atomic():
+            return ProjectMember.objects.create(org=principal.org, project=project, user=user)
+    except IntegrityError:
+        raise Conflict("already_member", f"{user.email} is already a member of project '{project.slug}'.")
+
+
+def project_member_remove(*, principal: Principal, project_slug: str, user_id: uuid.UUID) -> None:
+    project = _project_for_admin(project_slug)
+    deleted, _ = ProjectMember.objects.filter(project=project, user_id=user_id).delete()
+    if not deleted:
+        raise NotFound("not_found", "That user is not a member of this project.")
+
+
+def _token_create(*, org: Organization, user: User, name: str, writer: str, project: Project | None):
+    secret = "zm_" + secrets.token_urlsafe(32)
+    token = ApiToken.objects.create(
+        org=org, user=user, name=name, writer=writer, project=project, secret_hash=hash_secret(secret)
+    )
+    return token, secret
+
+
+def api_token_issue(
+    *, principal: Principal, name: str, writer: str, project_slug: str | None, user_id: uuid.UUID | None
+) -> tuple[ApiToken, str]:
+    """Mint a token: members for themselves, admins for any user of the org. Returns the token and its secret."""
+    if user_id is None or user_id == principal.user.id:
+        user = principal.user
+    elif principal.is_admin:
+        user = _member_user(user_id)
+    else:
+        raise Forbidden("forbidden", "Members may mint tokens only for themselves.")
+    project = None
+    if project_slug:
+        # The token's user must belong to its default project; otherwise the project "does not exist" for them.
+        project = Project.objects.filter(slug=project_slug, members__user=user).first()
+        if project is None:
+            raise NotFound("not_found", "No such project.", {"project": project_slug})
+    return _token_create(org=principal.org, user=user, name=name, writer=writer, project=project)
+
+
+def api_token_revoke(*, principal: Principal, token_id: str) -> None:
+    """Revoke at once: authentication checks revoked_at on every request. Revoking twice changes nothing."""
+    token = ApiToken.objects.filter(pk=token_id).first()  # RLS: own tokens, or all of the org for admins
+    if token is None:
+        raise NotFound("not_found", "No such token.")
+    if token.revoked_at is None:
+        ApiToken.objects.filter(pk=token_id).update(revoked_at=timezone.now())
+
+
+def org_settings_update(*, principal: Principal, require_supersede_reason: bool) -> Organization:
+    org = Organization.objects.select_for_update().get(pk=principal.org.pk)
+    org.require_supersede_reason = require_supersede_reason
+    org.save(update_fields=["require_supersede_reason"])
+    return org

@@ -1,0 +1,84 @@
+"""Test set-up: a real Postgres (migrated as the owner role, used as the app role) and real Redis."""
+from dataclasses import dataclass
+
+import pytest
+from django.db import connections
+from rest_framework.test import APIClient
+
+from tenants import rls
+from tenants.auth import load_principal
+from tenants.models import ApiToken, Organization, Project, User
+from tenants.services import _token_create, org_bootstrap, project_member_add, user_add
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_test_environment, django_db_blocker):
+    """Create and migrate the test database as the owner, then run every test as the app role.
+
+    The app role is what production uses: no superuser, no BYPASSRLS, owns nothing, so RLS really runs.
+    """
+    owner, default = connections["owner"], connections["default"]
+    with django_db_blocker.unblock():
+        old_name = owner.settings_dict["NAME"]
+        test_name = owner.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+        default.close()
+        default.creation.set_as_test_mirror(owner.settings_dict)
+        owner.close()
+    yield test_name
+    with django_db_blocker.unblock():
+        for alias in connections:
+            connections[alias].close()
+        owner.creation.destroy_test_db(old_name, verbosity=0)
+
+
+@dataclass
+class Tenant:
+    """One organization as the tests see it: an admin, a member, two projects and tokens for each."""
+
+    org: Organization
+    admin: User
+    member: User
+    web: Project
+    ops: Project
+    admin_token: str
+    member_token: str
+
+    @property
+    def scope(self) -> rls.Scope:
+        return rls.Scope(org_id=self.org.id, user_id=self.admin.id)
+
+
+def build_tenant(slug: str) -> Tenant:
+    boot = org_bootstrap(org_slug=slug, admin_email=f"admin@{slug}.test", project_slugs=["web", "ops"])
+    scope = rls.Scope(org_id=boot.org.id, user_id=boot.user.id)
+    with rls.tenant_scope(scope):
+        principal = load_principal(scope, token_id=None)
+        member = user_add(principal=principal, email=f"member@{slug}.test", role="member").user
+        project_member_add(principal=principal, project_slug="web", user_id=member.id)
+        _, member_secret = _token_create(
+            org=boot.org, user=member, name="member agent", writer=ApiToken.Writer.AGENT,
+            project=Project.objects.get(slug="web"),
+        )
+        web, ops = Project.objects.get(slug="web"), Project.objects.get(slug="ops")
+    return Tenant(boot.org, boot.user, member, web, ops, boot.secret, member_secret)
+
+
+@pytest.fixture
+def acme(db) -> Tenant:
+    return build_tenant("acme")
+
+
+@pytest.fixture
+def globex(db) -> Tenant:
+    return build_tenant("globex")
+
+
+@pytest.fixture
+def api():
+    def client(token: str | None = None) -> APIClient:
+        api_client = APIClient()
+        if token:
+            api_client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+        return api_client
+
+    return client
