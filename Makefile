@@ -8,17 +8,17 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	@echo "[zero-memory] creating $(VENV) and installing the project (first time: a few minutes)"
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e '.[test]'
+	@$(VENV)/bin/pip install --quiet --upgrade pip
+	@$(VENV)/bin/pip install --quiet -e '.[test]'
 	@touch $(STAMP)
 
 install: $(STAMP)
 
 run: $(STAMP)
-	$(VENV)/bin/python -m config.launcher run
+	@$(VENV)/bin/python -m config.launcher run
 
 test: $(STAMP)
-	$(VENV)/bin/python -m config.launcher test $(PYTEST_ARGS)
+	@$(VENV)/bin/python -m config.launcher test $(PYTEST_ARGS)
 
 clean-data:
 	rm -rf .data

@@ -73,7 +73,9 @@ def run() -> int:
     def shut_down(*_args) -> None:
         raise KeyboardInterrupt
 
+    # Explicit handlers: a shell starts background jobs with SIGINT ignored, and `kill -INT` must still work.
     signal.signal(signal.SIGTERM, shut_down)
+    signal.signal(signal.SIGINT, shut_down)
     try:
         services.up()
         say("applying migrations as the owner role")

@@ -18,7 +18,7 @@ class TokenOutput(serializers.Serializer):
     id = serializers.CharField()
     name = serializers.CharField()
     writer = serializers.CharField()
-    project = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    project = serializers.CharField(source="project.slug", allow_null=True)
     user_id = serializers.UUIDField()
     created_at = serializers.DateTimeField()
     last_used_at = serializers.DateTimeField()
@@ -35,17 +35,24 @@ class SettingsOutput(serializers.Serializer):
 
 
 class MeView(TenantAPIView):
-    @extend_schema(operation_id="me")
+    class Output(serializers.Serializer):
+        class UserRef(serializers.Serializer):
+            id = serializers.UUIDField()
+            email = serializers.EmailField()
+
+        user = UserRef()
+        org = serializers.CharField(source="org.slug")
+        role = serializers.CharField(source="membership.role")
+        token = TokenOutput(allow_null=True)
+        projects = serializers.ListField(child=serializers.SlugField())
+
+    @extend_schema(operation_id="me", responses=Output)
     def get(self, request):
         principal = self.principal
-        token = principal.token
-        return Response({
-            "user": {"id": str(principal.user.id), "email": principal.user.email},
-            "org": principal.org.slug,
-            "role": principal.membership.role,
-            "token": TokenOutput(token).data if token else None,
-            "projects": [p.slug for p in selectors.project_list(principal=principal)],
-        })
+        projects = [p.slug for p in selectors.project_list(principal=principal)]
+        me = {"user": principal.user, "org": principal.org, "membership": principal.membership,
+              "token": principal.token, "projects": projects}
+        return Response(self.Output(me).data)
 
 
 class UsersView(TenantAPIView):

@@ -62,9 +62,11 @@ def load_principal(scope: rls.Scope, token_id: str | None) -> Principal:
                 if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
                     ApiToken.objects.filter(pk=token_id).update(last_used_at=now)
                     token.last_used_at = now
-            return Principal(scope=scope, user=membership.user, membership=membership, token=token)
-        finally:
-            rls.deactivate(context)
+        except BaseException:
+            rls.deactivate(context, restore_database=False)
+            raise
+        rls.deactivate(context)
+        return Principal(scope=scope, user=membership.user, membership=membership, token=token)
 
 
 class BearerTokenAuthentication(authentication.BaseAuthentication):

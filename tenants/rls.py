@@ -43,8 +43,16 @@ def activate(scope: Scope) -> Token:
     return _scope.set(scope)
 
 
-def deactivate(token: Token) -> None:
+def deactivate(token: Token, *, restore_database: bool = True) -> None:
+    """Return to the identity that was active before (none at the top level).
+
+    At the end of a transaction Postgres drops the settings anyway; restoring them here also covers a scope
+    nested in a longer transaction (a savepoint), so an inner identity never outlives its block. After an error
+    there is nothing to restore: the rollback to the savepoint or of the transaction undoes the settings too.
+    """
     _scope.reset(token)
+    if restore_database and connection.in_atomic_block and not connection.needs_rollback:
+        _set_identity(_scope.get())
 
 
 def current_scope() -> Scope | None:
@@ -65,8 +73,10 @@ def tenant_scope(scope: Scope) -> Iterator[None]:
         token = activate(scope)
         try:
             yield
-        finally:
-            deactivate(token)
+        except BaseException:
+            deactivate(token, restore_database=False)
+            raise
+        deactivate(token)
 
 
 def tenant_job(func: Callable) -> Callable:

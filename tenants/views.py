@@ -1,4 +1,5 @@
 """The base class of every tenant endpoint: authenticate, then tell Postgres who is asking."""
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.views import APIView
 
@@ -9,6 +10,14 @@ from tenants.auth import Principal
 
 class TenantAPIView(APIView):
     admin_only = False
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        # Nested serializers are all called Input/Output; give each a unique name in the OpenAPI document.
+        for role in ("Input", "Output"):
+            serializer = cls.__dict__.get(role)
+            if serializer is not None:
+                extend_schema_serializer(component_name=cls.__name__.removesuffix("View") + role)(serializer)
 
     def initial(self, request, *args, **kwargs) -> None:
         super().initial(request, *args, **kwargs)  # authentication and IsAuthenticated
@@ -25,7 +34,8 @@ class TenantAPIView(APIView):
             return super().dispatch(request, *args, **kwargs)
         finally:
             if self._rls_context is not None:
-                rls.deactivate(self._rls_context)
+                # The request's transaction ends right after this, and with it the identity in Postgres.
+                rls.deactivate(self._rls_context, restore_database=False)
 
     @property
     def principal(self) -> Principal:

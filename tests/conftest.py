@@ -82,3 +82,28 @@ def api():
         return api_client
 
     return client
+
+
+def truncate_all_tables() -> None:
+    """Empty every table as the owner role: the app role may not (and RLS would hide rows from it anyway)."""
+    with connections["owner"].cursor() as cursor:
+        cursor.execute(
+            "SELECT string_agg(quote_ident(tablename), ', ') FROM pg_tables WHERE schemaname = 'public'"
+            " AND tablename NOT IN ('django_migrations', 'django_content_type', 'auth_permission')"
+        )
+        cursor.execute(f"TRUNCATE {cursor.fetchone()[0]} CASCADE")
+
+
+@pytest.fixture
+def committed(django_db_setup, django_db_blocker):
+    """Real transactions that commit, for what a test-wide transaction would hide (connection reuse, races).
+
+    Every table is emptied afterwards.
+    """
+    with django_db_blocker.unblock():
+        try:
+            yield
+        finally:
+            for alias in connections:
+                connections[alias].close()
+            truncate_all_tables()

@@ -186,3 +186,33 @@ def test_healthz_and_schema(client, db):
     document = schema.json()
     assert document["openapi"].startswith("3.")
     assert {"/api/v1/me", "/api/v1/tokens", "/api/v1/projects/{slug}/members"} <= set(document["paths"])
+
+
+def test_session_login_acts_in_the_org_chosen_at_login(client, acme):
+    from tenants import rls
+    from tenants.auth import SESSION_ORG_KEY
+
+    with rls.tenant_scope(rls.Scope(org_id=acme.org.id, user_id=acme.member.id)):
+        client.force_login(acme.member)
+    assert client.get("/api/v1/me").status_code == 401  # logged in, but no organization chosen
+    session = client.session
+    session[SESSION_ORG_KEY] = str(acme.org.id)
+    session.save()
+    body = client.get("/api/v1/me").json()
+    assert (body["user"]["email"], body["org"], body["role"], body["token"]) == ("member@acme.test", "acme", "member", None)
+
+
+def test_bootstrap_command_prints_one_json_line_with_a_working_token(api, db, capsys):
+    from django.core.management import call_command
+
+    call_command("bootstrap", "--org", "initech", "--admin", "Boss@Initech.test", "--project", "tps")
+    line = json.loads(capsys.readouterr().out.strip())
+    assert (line["org"], line["user"], line["projects"]) == ("initech", "boss@initech.test", ["tps"])
+    assert line["token"].startswith("zm_")
+    me = api(line["token"]).get("/api/v1/me").json()
+    assert (me["org"], me["role"], me["projects"]) == ("initech", "admin", ["tps"])
+    # Again: nothing is duplicated, and a new token is issued.
+    call_command("bootstrap", "--org", "initech", "--admin", "boss@initech.test", "--project", "tps", "--project", "qa")
+    again = json.loads(capsys.readouterr().out.strip())
+    assert again["token"] != line["token"] and again["user_id"] == line["user_id"]
+    assert api(again["token"]).get("/api/v1/me").json()["projects"] == ["qa", "tps"]

@@ -1,0 +1,156 @@
+"""Row-level security at the SQL level, as the app role: the policies alone keep tenants apart."""
+import uuid
+
+import django_rq
+import pytest
+from rq import SimpleWorker
+from django.apps import apps
+from django.db import connection, transaction
+
+from tenants import rls
+from tests.conftest import build_tenant
+
+
+def _rows(sql: str, params=None) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params or [])
+        return cursor.fetchall()
+
+
+def tenant_tables() -> list[str]:
+    """Every table of our apps: each one is tenant data (users included: visible only to fellow members)."""
+    return sorted(
+        model._meta.db_table
+        for app in ("tenants", "memory", "hygiene")
+        for model in apps.get_app_config(app).get_models()
+    )
+
+
+def test_tests_run_as_an_unprivileged_app_role_that_owns_nothing(db):
+    user, superuser, bypass = _rows(
+        "SELECT current_user, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user"
+    )[0]
+    assert user == "zm_app" and not superuser and not bypass
+    assert _rows("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tableowner = current_user") == []
+
+
+def test_every_tenant_table_has_rls_enabled_forced_and_a_policy(db):
+    tables = tenant_tables()
+    assert "tenants_apitoken" in tables
+    for table in tables:
+        enabled, forced = _rows("SELECT relrowsecurity, relforcerowsecurity FROM pg_class WHERE relname = %s", [table])[0]
+        policies = _rows("SELECT count(*) FROM pg_policies WHERE tablename = %s", [table])[0][0]
+        assert (enabled, forced, policies > 0) == (True, True, True), table
+
+
+def test_without_identity_the_app_role_sees_no_tenant_rows(acme, globex):
+    for table in tenant_tables():
+        assert _rows(f"SELECT count(*) FROM {table}") == [(0,)], table
+
+
+def test_with_identity_a_raw_queries_never_return_bs_rows(acme, globex):
+    with rls.tenant_scope(acme.scope):
+        for table in tenant_tables():
+            column = "id" if table == "tenants_organization" else "org_id"
+            if table == "tenants_user":
+                emails = {row[0] for row in _rows("SELECT email FROM tenants_user")}
+                assert emails == {"admin@acme.test", "member@acme.test"}
+                continue
+            orgs = {row[0] for row in _rows(f"SELECT DISTINCT {column} FROM {table}")}
+            assert orgs == {acme.org.id}, table
+            assert _rows(f"SELECT count(*) FROM {table} WHERE {column} = %s", [globex.org.id]) == [(0,)]
+
+
+def test_members_see_only_their_projects_and_their_own_tokens_at_sql_level(acme):
+    with rls.tenant_scope(rls.Scope(org_id=acme.org.id, user_id=acme.member.id)):
+        assert _rows("SELECT slug FROM tenants_project ORDER BY slug") == [("web",)]
+        assert {row[0] for row in _rows("SELECT user_id FROM tenants_apitoken")} == {acme.member.id}
+    with rls.tenant_scope(acme.scope):
+        assert _rows("SELECT slug FROM tenants_project ORDER BY slug") == [("ops",), ("web",)]
+
+
+def test_writing_a_row_into_another_org_is_refused(acme, globex):
+    from django.db.utils import ProgrammingError
+
+    with pytest.raises(ProgrammingError, match="row-level security"):
+        with rls.tenant_scope(acme.scope):
+            _rows(
+                "INSERT INTO tenants_project (id, org_id, slug, name, created_at)"
+                " VALUES (gen_random_uuid(), %s, 'stolen', 'x', now())",
+                [globex.org.id],
+            )
+
+
+def test_a_member_cannot_create_projects_even_with_raw_sql(acme):
+    from django.db.utils import ProgrammingError
+
+    with pytest.raises(ProgrammingError, match="row-level security"):
+        with rls.tenant_scope(rls.Scope(org_id=acme.org.id, user_id=acme.member.id)):
+            _rows(
+                "INSERT INTO tenants_project (id, org_id, slug, name, created_at)"
+                " VALUES (gen_random_uuid(), %s, 'sneaky', 'x', now())",
+                [acme.org.id],
+            )
+
+
+def test_a_nested_identity_never_outlives_its_block(acme, globex):
+    with rls.tenant_scope(acme.scope):
+        inner = rls.activate(globex.scope)
+        assert _rows("SELECT slug FROM tenants_organization") == [("globex",)]
+        rls.deactivate(inner)
+        assert _rows("SELECT slug FROM tenants_organization") == [("acme",)]
+        with pytest.raises(RuntimeError, match="durable"):
+            with rls.tenant_scope(globex.scope):  # a second scope cannot hide inside a transaction
+                pass
+    assert _rows("SELECT current_setting('app.org_id', true)") == [("",)]
+
+
+def test_identity_never_survives_into_the_next_transaction_on_a_reused_connection(committed):
+    acme = build_tenant("acme")
+    with rls.tenant_scope(acme.scope):
+        backend_pid = _rows("SELECT pg_backend_pid()")[0][0]
+        assert _rows("SELECT count(*) FROM tenants_project") == [(2,)]
+    with transaction.atomic():
+        assert _rows("SELECT pg_backend_pid()")[0][0] == backend_pid  # the very same server connection
+        assert _rows("SELECT current_setting('app.org_id', true), current_setting('app.user_id', true)") == [("", "")]
+        assert _rows("SELECT count(*) FROM tenants_project") == [(0,)]
+
+
+def test_identity_is_gone_after_a_failed_transaction_too(committed):
+    acme = build_tenant("acme")
+    with pytest.raises(ZeroDivisionError):
+        with rls.tenant_scope(acme.scope):
+            _rows("SELECT count(*) FROM tenants_project")
+            1 / 0
+    assert rls.current_scope() is None
+    assert _rows("SELECT count(*) FROM tenants_project") == [(0,)]
+
+
+def test_identity_of_an_http_request_does_not_leak_into_the_next_query(committed, api):
+    acme = build_tenant("acme")
+    assert api(acme.admin_token).get("/api/v1/projects").status_code == 200
+    assert rls.current_scope() is None
+    assert _rows("SELECT current_setting('app.org_id', true)") == [("",)]
+    assert _rows("SELECT count(*) FROM tenants_project") == [(0,)]
+
+
+def test_activate_refuses_to_run_outside_a_transaction(committed):
+    with pytest.raises(RuntimeError, match="transaction"):
+        rls.activate(rls.Scope(org_id=uuid.uuid4()))
+
+
+@rls.tenant_job
+def visible_project_slugs() -> list[str]:
+    return [row[0] for row in _rows("SELECT slug FROM tenants_project ORDER BY slug")]
+
+
+def test_rq_jobs_run_under_the_identity_they_were_enqueued_with(committed):
+    acme, globex = build_tenant("acme"), build_tenant("globex")
+    queue = django_rq.get_queue("default")
+    queue.empty()
+    as_member = queue.enqueue(visible_project_slugs, org_id=str(acme.org.id), user_id=str(acme.member.id))
+    as_globex_admin = queue.enqueue(visible_project_slugs, org_id=str(globex.org.id), user_id=str(globex.admin.id))
+    django_rq.get_worker("default", worker_class=SimpleWorker).work(burst=True)
+    assert as_member.latest_result().return_value == ["web"]
+    assert as_globex_admin.latest_result().return_value == ["ops", "web"]
+    assert _rows("SELECT count(*) FROM tenants_project") == [(0,)]  # and the worker's identity did not stay
