@@ -35,6 +35,10 @@ class Conflict(DomainError):
     status = status.HTTP_409_CONFLICT
 
 
+class TooLarge(DomainError):
+    status = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+
+
 def envelope(code: str, message: str, details: dict | None = None) -> dict:
     return {"error": {"code": code, "message": message, "details": details or {}}}
 

@@ -1,5 +1,6 @@
 """The base class of every tenant endpoint: authenticate, then tell Postgres who is asking."""
 from drf_spectacular.utils import extend_schema_serializer
+from django.db import transaction
 from rest_framework import serializers
 from rest_framework.views import APIView
 
@@ -10,6 +11,14 @@ from tenants.auth import Principal
 
 class TenantAPIView(APIView):
     admin_only = False
+    # Views that embed text opt out of the request-wide transaction: they embed first, then open a tenant_scope
+    # for the database work only (the model never runs while a transaction holds locks).
+    atomic_request = True
+
+    @classmethod
+    def as_view(cls, **initkwargs):
+        view = super().as_view(**initkwargs)
+        return view if cls.atomic_request else transaction.non_atomic_requests(view)
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -24,7 +33,8 @@ class TenantAPIView(APIView):
         principal: Principal = request.auth
         # Middleware would run too early: DRF authenticates inside the view. The request runs in one transaction
         # (ATOMIC_REQUESTS), so this identity lasts exactly as long as the request.
-        self._rls_context = rls.activate(principal.scope)
+        if self.atomic_request:
+            self._rls_context = rls.activate(principal.scope)
         if self.admin_only:
             self.require_admin()
 

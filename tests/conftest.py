@@ -107,3 +107,25 @@ def committed(django_db_setup, django_db_blocker):
             for alias in connections:
                 connections[alias].close()
             truncate_all_tables()
+
+
+@pytest.fixture
+def remember(api):
+    """POST /api/v1/memories and check the status; returns the response body."""
+
+    def call(token: str, content: str, expect: int = 201, **body) -> dict:
+        response = api(token).post("/api/v1/memories", {"content": content, **body}, format="json")
+        assert response.status_code == expect, response.content
+        return response.json()
+
+    return call
+
+
+@pytest.fixture
+def visible_count(api):
+    """How many memories a token sees in the feed, for "nothing was stored" checks."""
+
+    def count(token: str, lifecycle: str = "all") -> int:
+        return len(api(token).get(f"/api/v1/memories?lifecycle={lifecycle}&limit=200").json()["results"])
+
+    return count

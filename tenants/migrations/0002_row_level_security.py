@@ -5,6 +5,8 @@ makes zm_current_org()/zm_current_user() NULL, and NULL never equals anything: n
 """
 from django.db import migrations
 
+from tenants.migrations import _rls
+
 IDENTITY_FUNCTIONS = """
 DO $$ BEGIN
   IF NOT (SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user) THEN
@@ -82,18 +84,12 @@ CREATE POLICY token_owner_or_admin ON tenants_apitoken
 """
 
 
-def enable_rls(tables: list[str]) -> str:
-    return "\n".join(
-        f"ALTER TABLE {t} ENABLE ROW LEVEL SECURITY; ALTER TABLE {t} FORCE ROW LEVEL SECURITY;" for t in tables
-    )
-
-
 class Migration(migrations.Migration):
     dependencies = [("tenants", "0001_initial")]
 
     operations = [
         migrations.RunSQL(IDENTITY_FUNCTIONS),
         migrations.RunSQL(LOOKUP_FUNCTIONS),
-        migrations.RunSQL(enable_rls(TENANT_TABLES)),
+        migrations.RunSQL(_rls.enable_rls(TENANT_TABLES)),
         migrations.RunSQL(POLICIES),
     ]

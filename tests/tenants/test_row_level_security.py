@@ -43,12 +43,22 @@ def test_every_tenant_table_has_rls_enabled_forced_and_a_policy(db):
         assert (enabled, forced, policies > 0) == (True, True, True), table
 
 
-def test_without_identity_the_app_role_sees_no_tenant_rows(acme, globex):
+def test_without_identity_the_app_role_sees_no_tenant_rows(acme, globex, remember):
+    _fill_every_table(acme, remember)
     for table in tenant_tables():
         assert _rows(f"SELECT count(*) FROM {table}") == [(0,)], table
 
 
-def test_with_identity_a_raw_queries_never_return_bs_rows(acme, globex):
+def _fill_every_table(tenant, remember) -> None:
+    first = remember(tenant.member_token, f"{tenant.org.slug} deploys on Monday")
+    remember(tenant.member_token, f"{tenant.org.slug} deploys on Friday", links=[
+        {"type": "supersedes", "dst": first["memory"]["id"], "reason": "moved"}])
+    remember(tenant.admin_token, f"{tenant.org.slug} admin's private note", scope="personal")
+
+
+def test_with_identity_a_raw_queries_never_return_bs_rows(acme, globex, remember):
+    _fill_every_table(acme, remember)
+    _fill_every_table(globex, remember)
     with rls.tenant_scope(acme.scope):
         for table in tenant_tables():
             column = "id" if table == "tenants_organization" else "org_id"

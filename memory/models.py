@@ -1,0 +1,165 @@
+"""Memories, the links between them and the append-only event log.
+
+Every table is tenant-owned (``org`` first in every unique constraint and index, ready to be distributed by
+organization) and under row-level security (migrations/0002_row_level_security.py). Memory rows are never deleted:
+retiring (supersede, forget) is a reversible change of status.
+"""
+from django.db import models
+from django.utils import timezone
+from pgvector.django import HnswIndex, VectorField
+
+from memory.embeddings import DIMENSIONS
+from tenants.ids import new_id
+from tenants.models import ApiToken, Organization, Project, User
+
+
+def _memory_id() -> str:
+    return new_id("mem")
+
+
+def _link_id() -> str:
+    return new_id("lnk")
+
+
+class Memory(models.Model):
+    class Scope(models.TextChoices):
+        PERSONAL = "personal"
+        PROJECT = "project"
+
+    class Kind(models.TextChoices):
+        FACT = "fact"
+        DECISION = "decision"
+        LESSON = "lesson"
+        PREFERENCE = "preference"
+        PLAN = "plan"
+        DIAGNOSIS = "diagnosis"
+        TASK = "task"
+        OPEN_QUESTION = "open-question"
+        NOTE = "note"
+
+    LOOP_KINDS = {Kind.TASK, Kind.OPEN_QUESTION}
+
+    class Status(models.TextChoices):
+        LIVE = "live"
+        SUPERSEDED = "superseded"
+        FORGOTTEN = "forgotten"
+
+    class Writer(models.TextChoices):
+        AGENT = "agent"
+        HUMAN = "human"
+        WATCHER = "watcher"
+        HYGIENE = "hygiene"
+        REVIEW = "review"
+        CHECK = "check"
+        SOURCE = "source"
+
+    class Loop(models.TextChoices):
+        OPEN = "open"
+        CLOSED = "closed"
+
+    id = models.CharField(primary_key=True, max_length=30, default=_memory_id, editable=False)
+    org = models.ForeignKey(Organization, on_delete=models.PROTECT)
+    scope = models.CharField(max_length=16, choices=Scope.choices)
+    owner = models.ForeignKey(User, on_delete=models.PROTECT, related_name="memories")
+    project = models.ForeignKey(Project, null=True, blank=True, on_delete=models.PROTECT)
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.NOTE)
+    content = models.TextField()
+    content_hash = models.CharField(max_length=64)  # sha256 of the normalized content, for exact dedup
+    embedding = VectorField(dimensions=DIMENSIONS)
+
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.LIVE)
+    superseded_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    invalidated_at = models.DateTimeField(null=True, blank=True)
+    invalidated_reason = models.TextField(null=True, blank=True)
+    invalidated_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+
+    writer = models.CharField(max_length=16, choices=Writer.choices)
+    authoritative = models.BooleanField(default=True)
+    token = models.ForeignKey(ApiToken, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    session_id = models.CharField(max_length=200, null=True, blank=True)
+
+    valid_from = models.DateTimeField(null=True, blank=True)
+    valid_until = models.DateTimeField(null=True, blank=True)
+    loop = models.CharField(max_length=8, choices=Loop.choices, null=True, blank=True)
+    closed_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    source = models.JSONField(null=True, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [
+            # Exact dedup and the caller's own memories (similar_existing).
+            models.Index(fields=["org", "owner", "scope", "project", "content_hash"], name="memory_dedup_idx"),
+            # The feed: newest first, keyset pagination.
+            models.Index(fields=["org", "status", "-created_at", "-id"], name="memory_feed_idx"),
+            models.Index(fields=["org", "superseded_by"], name="memory_superseded_by_idx"),
+            HnswIndex(
+                name="memory_embedding_hnsw",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+        ]
+
+    @property
+    def expired(self) -> bool:
+        return self.valid_until is not None and self.valid_until < timezone.now()
+
+    @property
+    def is_live(self) -> bool:
+        return self.status == self.Status.LIVE
+
+
+class Link(models.Model):
+    class Type(models.TextChoices):
+        SUPERSEDES = "supersedes"
+        RELATES_TO = "relates_to"
+        DERIVED_FROM = "derived_from"
+        CONTRADICTS = "contradicts"
+        DEPENDS_ON = "depends_on"
+
+    id = models.CharField(primary_key=True, max_length=30, default=_link_id, editable=False)
+    org = models.ForeignKey(Organization, on_delete=models.PROTECT)
+    src = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="links_out")
+    dst = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="links_in")
+    type = models.CharField(max_length=16, choices=Type.choices)
+    reason = models.TextField(null=True, blank=True)
+    # True when this link retired dst (a supersede by a write, the judge, a review, a check or a source);
+    # False for a plain graph edge from POST /links, which never retires anything.
+    retired_dst = models.BooleanField(default=False)
+    origin = models.CharField(max_length=16, null=True, blank=True)  # declared|judge|review|check|source
+    created_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    undone_at = models.DateTimeField(null=True, blank=True)  # set when restore reverses the retirement
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["org", "src"], name="link_src_idx"),
+            models.Index(fields=["org", "dst"], name="link_dst_idx"),
+        ]
+
+
+class Event(models.Model):
+    """Append-only: the app role may INSERT and SELECT, never UPDATE or DELETE (see tenants/db_roles.py)."""
+
+    class Action(models.TextChoices):
+        REMEMBERED = "remembered"
+        ABSORBED = "absorbed"
+        SUPERSEDED = "superseded"
+        FORGOT = "forgot"
+        RESTORED = "restored"
+        LINKED = "linked"
+        LOOP_CLOSED = "loop_closed"
+        LOOP_REOPENED = "loop_reopened"
+
+    org = models.ForeignKey(Organization, on_delete=models.PROTECT)
+    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="events")
+    action = models.CharField(max_length=32, choices=Action.choices)
+    actor = models.ForeignKey(User, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    token = models.ForeignKey(ApiToken, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    payload = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["org", "memory", "created_at"], name="event_memory_idx")]

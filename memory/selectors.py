@@ -1,0 +1,143 @@
+"""Every non-trivial read of the memory domain. Row-level security decides visibility; these decide order."""
+import base64
+import binascii
+from datetime import datetime
+
+import numpy as np
+from django.db import connection
+from django.db.models import F, Q, QuerySet
+from django.utils import timezone
+from pgvector.django import CosineDistance
+
+from config.errors import Invalid, NotFound
+from memory.models import Event, Link, Memory
+from tenants.models import Project, User
+
+SIMILAR_LIMIT = 10
+PREVIEW_CHARS = 200
+
+
+def _approximate_search() -> None:
+    # A filtered HNSW scan stops at ef_search candidates and silently returns fewer rows than asked for;
+    # iterative scans keep going until the filter is satisfied (pgvector >= 0.8).
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = 100")
+
+
+def nearest_in(memories: QuerySet[Memory], vector: np.ndarray) -> Memory | None:
+    return memories.annotate(distance=CosineDistance("embedding", vector)).order_by("distance").first()
+
+
+def similar_existing(*, owner: User, project: Project | None, vector: np.ndarray, exclude_id: str) -> list[dict]:
+    """The caller's own live memories nearest to a write: personal ones plus the project written into.
+
+    Ranked by distance, at most ten, no similarity window. Exactly min(10, candidates): if the approximate index
+    scan comes back short, an exact scan of the (then few) candidates decides.
+    """
+    place = Q(scope=Memory.Scope.PERSONAL)
+    if project is not None:
+        place |= Q(scope=Memory.Scope.PROJECT, project=project)
+    candidates = (
+        Memory.objects.filter(place, owner=owner, status=Memory.Status.LIVE)
+        .exclude(pk=exclude_id)
+        .only("id", "kind", "scope", "project", "content", "created_at")
+        .select_related("project")
+    )
+    _approximate_search()
+    found = list(candidates.annotate(distance=CosineDistance("embedding", vector)).order_by("distance")[:SIMILAR_LIMIT])
+    if len(found) < SIMILAR_LIMIT:
+        # "+ 0" keeps the planner off the HNSW index: an exact scan of the candidates, found by the btree index.
+        exact = candidates.annotate(distance=CosineDistance("embedding", vector)).order_by(F("distance") + 0.0)
+        found = list(exact[:SIMILAR_LIMIT])
+    now = timezone.now()
+    return [
+        {
+            "id": m.id,
+            "kind": m.kind,
+            "scope": m.scope,
+            "project": m.project.slug if m.project else None,
+            "content_preview": m.content[:PREVIEW_CHARS],
+            "distance": round(float(m.distance), 4),
+            "age_seconds": int((now - m.created_at).total_seconds()),
+        }
+        for m in found
+    ]
+
+
+def _with_relations(memories: QuerySet[Memory]) -> QuerySet[Memory]:
+    return memories.select_related("owner", "project", "token").defer("embedding")
+
+
+def memory_get(*, memory_id: str) -> Memory:
+    memory = _with_relations(Memory.objects.filter(pk=memory_id)).first()
+    if memory is None:
+        raise NotFound("not_found", "No such memory.")
+    return memory
+
+
+def memory_chain(*, memory: Memory) -> list[Memory]:
+    """Every version connected to this one through supersedes links that retired something, oldest first."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            WITH RECURSIVE chain(id) AS (
+                SELECT %s::varchar
+                UNION
+                SELECT CASE WHEN l.src_id = c.id THEN l.dst_id ELSE l.src_id END
+                FROM memory_link l JOIN chain c ON l.src_id = c.id OR l.dst_id = c.id
+                WHERE l.type = 'supersedes' AND l.retired_dst AND l.undone_at IS NULL
+            )
+            SELECT id FROM chain
+            """,
+            [memory.id],
+        )
+        ids = [row[0] for row in cursor.fetchall()]
+    return list(_with_relations(Memory.objects.filter(pk__in=ids)).order_by("created_at", "id"))
+
+
+def memory_links(*, memory: Memory) -> list[Link]:
+    return list(Link.objects.filter(Q(src=memory) | Q(dst=memory)).order_by("created_at", "id"))
+
+
+def memory_events(*, memory: Memory) -> list[Event]:
+    return list(Event.objects.filter(memory=memory).select_related("actor").order_by("created_at", "id"))
+
+
+LIFECYCLES = {"live", "superseded", "forgotten", "all"}
+
+
+def _decode_cursor(cursor: str) -> tuple[datetime, str]:
+    try:
+        created_at, memory_id = base64.urlsafe_b64decode(cursor.encode()).decode().split("|", 1)
+        return datetime.fromisoformat(created_at), memory_id
+    except (ValueError, UnicodeDecodeError, binascii.Error):
+        raise Invalid("invalid", "cursor: not a cursor returned by this endpoint.", {"fields": {"cursor": ["Invalid."]}})
+
+
+def _encode_cursor(memory: Memory) -> str:
+    return base64.urlsafe_b64encode(f"{memory.created_at.isoformat()}|{memory.id}".encode()).decode()
+
+
+def memory_feed(
+    *, user: User, lifecycle: str, kind: str | None, project_slug: str | None, scope: str | None, limit: int,
+    cursor: str | None,
+) -> tuple[list[Memory], str | None]:
+    """Newest first, keyset-paginated on (created_at, id): stable while new memories arrive."""
+    memories = _with_relations(Memory.objects.all())
+    if lifecycle != "all":
+        memories = memories.filter(status=lifecycle)
+    if kind:
+        memories = memories.filter(kind=kind)
+    if scope:
+        memories = memories.filter(scope=scope)
+    if project_slug:
+        project = Project.objects.filter(slug=project_slug, members__user_id=user.id).first()
+        if project is None:
+            raise NotFound("not_found", "No such project.", {"project": project_slug})
+        memories = memories.filter(project=project)
+    if cursor:
+        created_at, memory_id = _decode_cursor(cursor)
+        memories = memories.filter(Q(created_at__lt=created_at) | Q(created_at=created_at, id__lt=memory_id))
+    page = list(memories.order_by("-created_at", "-id")[: limit + 1])
+    next_cursor = _encode_cursor(page[limit - 1]) if len(page) > limit else None
+    return page[:limit], next_cursor

@@ -1,0 +1,12 @@
+from django.urls import path
+
+from memory import api
+
+urlpatterns = [
+    path("memories", api.MemoriesView.as_view()),
+    path("memories/<str:memory_id>", api.MemoryDetailView.as_view()),
+    path("memories/<str:memory_id>/history", api.MemoryHistoryView.as_view()),
+    path("memories/<str:memory_id>/forget", api.ForgetView.as_view()),
+    path("memories/<str:memory_id>/restore", api.RestoreView.as_view()),
+    path("links", api.LinksView.as_view()),
+]
