@@ -67,9 +67,16 @@ def _first_message(detail) -> str:
     return str(detail)
 
 
+def _roll_back_request(context: dict) -> None:
+    # DRF only rolls back for its own exceptions; domain errors must undo the request's writes too. Views that run
+    # outside the request transaction (atomic_request = False) roll back their own tenant_scope instead.
+    if getattr(context.get("view"), "atomic_request", True):
+        set_rollback()
+
+
 def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     if isinstance(exc, DomainError):
-        set_rollback()
+        _roll_back_request(context)
         return Response(envelope(exc.code, exc.message, exc.details), status=exc.status)
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
@@ -78,8 +85,8 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()
     if not isinstance(exc, exceptions.APIException):
-        return None  # a real bug: let Django log it and answer 500 through config.views.server_error
-    set_rollback()
+        return None  # a real bug: let Django log it and answer 500 through config.errors.server_error
+    _roll_back_request(context)
     headers = {}
     if getattr(exc, "auth_header", None):
         headers["WWW-Authenticate"] = exc.auth_header
