@@ -1,0 +1,53 @@
+"""Concurrent declared supersedes of one target, with real threads and real database connections."""
+import threading
+
+from django.db import connection
+
+from memory import services
+from memory.models import Link, Memory
+from tenants import rls
+from tenants.auth import load_principal
+from tests.conftest import build_tenant
+
+WRITERS = 8
+
+
+def test_eight_concurrent_supersedes_of_one_target_retire_it_exactly_once(committed):
+    acme = build_tenant("acme")
+    scope = rls.Scope(org_id=acme.org.id, user_id=acme.member.id)
+    with rls.tenant_scope(scope):
+        principal = load_principal(scope, token_id=None)
+    target = services.memory_remember(principal=principal, content="The build server is ci-1.", project_slug="web")
+    target_id = target.memory.id
+
+    barrier = threading.Barrier(WRITERS)
+    results: list = [None] * WRITERS
+
+    def write(index: int) -> None:
+        try:
+            barrier.wait()
+            results[index] = services.memory_remember(
+                principal=principal, content=f"The build server is ci-{index + 2}.", project_slug="web",
+                links=[services.LinkSpec("supersedes", target_id, f"writer {index}")],
+            )
+        except Exception as error:  # noqa: BLE001 - reported below with its thread
+            results[index] = error
+        finally:
+            connection.close()  # each thread had its own connection
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(WRITERS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert not [r for r in results if isinstance(r, Exception)], results
+    winners = [r for r in results if r.superseded == [target_id]]
+    losers = [r for r in results if r.skipped == [{"dst": target_id, "reason": "dead"}]]
+    assert (len(winners), len(losers)) == (1, WRITERS - 1)
+    with rls.tenant_scope(scope):
+        retired = Memory.objects.get(pk=target_id)
+        assert retired.status == "superseded" and retired.superseded_by_id == winners[0].memory.id
+        assert Link.objects.filter(dst_id=target_id, type="supersedes", retired_dst=True).count() == 1
+        # Linear: every new memory is live and no memory was retired twice.
+        assert Memory.objects.filter(status="live").count() == WRITERS
