@@ -80,6 +80,7 @@ def run() -> int:
         services.up()
         say("applying migrations as the owner role")
         subprocess.run([*MANAGE, "migrate", "--database", "owner", "--no-input", "-v", "0"], check=True)
+        subprocess.run([*MANAGE, "embeddings"], check=True)
         token = _demo_token()
         port = os.environ.get("PORT", "8000")
         children.append(subprocess.Popen([*MANAGE, "rqworker", "default"], start_new_session=True))
@@ -121,6 +122,7 @@ def test(pytest_args: list[str]) -> int:
     services = Services()
     try:
         services.up()
+        subprocess.run([*MANAGE, "embeddings"], check=True)
         say("running the test suite")
         return subprocess.run([sys.executable, "-m", "pytest", *pytest_args]).returncode
     finally:

@@ -91,6 +91,8 @@ RQ_QUEUES = {
 }
 
 JUDGE_BACKEND = os.environ.get("JUDGE_BACKEND", "local")
+EMBEDDING_BACKEND = os.environ.get("EMBEDDING_BACKEND", "onnx")  # onnx | torch (memory/embeddings.py)
+EMBEDDING_MODEL_DIR = Path(os.environ.get("EMBEDDING_MODEL_DIR", DATA_DIR / "models"))
 
 AUTH_USER_MODEL = "tenants.User"
 AUTH_PASSWORD_VALIDATORS = [

@@ -168,7 +168,7 @@ def test_a_queue_outage_never_fails_the_write(remember, acme, monkeypatch, djang
     from rq import Queue
 
     dead = Queue("default", connection=redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2))
-    monkeypatch.setattr(django_rq, "get_queue", lambda name="default": dead)
+    monkeypatch.setattr("hygiene.services.review_queue", lambda: dead)
     with django_capture_on_commit_callbacks(execute=True):
         body = remember(acme.member_token, "Written while Redis is down.")
     assert body["created"] is True

@@ -1,0 +1,46 @@
+"""Benchmarks that the project ships: numbers printed, results kept in bench-results/."""
+import json
+import platform
+from datetime import datetime, timezone
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+RESULTS_DIR = Path(settings.BASE_DIR) / "bench-results"
+
+
+class Command(BaseCommand):
+    help = "Run a benchmark: remember (more arrive with recall and hygiene)."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("which", choices=["remember"])
+        parser.add_argument("--n", type=int, default=10_000, help="number of writes (remember)")
+        parser.add_argument("--seed", type=int, default=7)
+        parser.add_argument("--no-save", action="store_true", help="print only, keep no result file")
+
+    def handle(self, *args, which: str, n: int, seed: int, no_save: bool, **options) -> None:
+        if n < 1:
+            raise CommandError("--n must be at least 1")
+        say = lambda line: self.stdout.write(line)  # noqa: E731
+        if which == "remember":
+            from memory.bench.remember import bench_remember
+
+            say(f"bench remember: {n} writes through memory_remember into a fresh organization")
+            report = bench_remember(n=n, seed=seed, say=say)
+            for series in ("undeclared", "declared"):
+                if series in report:
+                    r = report[series]
+                    say(f"  {series:<10} n={r['count']:<6} p50={r['p50_ms']:.1f} ms  p95={r['p95_ms']:.1f} ms  "
+                        f"embedding {r['embedding_share']:.0%} of the time")
+        report = {
+            "benchmark": which,
+            "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "machine": f"{platform.machine()} {platform.processor() or ''} cpus={__import__('os').cpu_count()}",
+            **report,
+        }
+        if not no_save:
+            RESULTS_DIR.mkdir(exist_ok=True)
+            path = RESULTS_DIR / f"{which}-{report['at'].replace(':', '')}.json"
+            path.write_text(json.dumps(report, indent=2) + "\n")
+            say(f"saved {path.relative_to(settings.BASE_DIR)}")
