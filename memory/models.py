@@ -163,3 +163,27 @@ class Event(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["org", "memory", "created_at"], name="event_memory_idx")]
+
+
+def _check_id() -> str:
+    return new_id("chk")
+
+
+class Check(models.Model):
+    """Someone tried a memory and it held (pass) or did not (fail). A failure is shown above recall results."""
+
+    class Outcome(models.TextChoices):
+        PASS = "pass"
+        FAIL = "fail"
+
+    id = models.CharField(primary_key=True, max_length=30, default=_check_id, editable=False)
+    org = models.ForeignKey(Organization, on_delete=models.PROTECT)
+    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="checks")
+    outcome = models.CharField(max_length=8, choices=Outcome.choices)
+    detail = models.TextField(blank=True, default="")
+    corrected_by = models.ForeignKey(Memory, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    created_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["org", "memory", "created_at"], name="check_memory_idx")]

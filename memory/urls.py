@@ -9,4 +9,5 @@ urlpatterns = [
     path("memories/<str:memory_id>/forget", api.ForgetView.as_view()),
     path("memories/<str:memory_id>/restore", api.RestoreView.as_view()),
     path("links", api.LinksView.as_view()),
+    path("recall", api.RecallView.as_view()),
 ]

@@ -50,10 +50,17 @@ def test_without_identity_the_app_role_sees_no_tenant_rows(acme, globex, remembe
 
 
 def _fill_every_table(tenant, remember) -> None:
-    first = remember(tenant.member_token, f"{tenant.org.slug} deploys on Monday")
-    remember(tenant.member_token, f"{tenant.org.slug} deploys on Friday", links=[
-        {"type": "supersedes", "dst": first["memory"]["id"], "reason": "moved"}])
+    from hygiene.models import Conflict
+    from memory.models import Check
+
+    first = remember(tenant.member_token, f"{tenant.org.slug} deploys on Monday")["memory"]["id"]
+    second = remember(tenant.member_token, f"{tenant.org.slug} deploys on Friday", links=[
+        {"type": "supersedes", "dst": first, "reason": "moved"}])["memory"]["id"]
+    third = remember(tenant.member_token, f"{tenant.org.slug} deploys on Sunday")["memory"]["id"]
     remember(tenant.admin_token, f"{tenant.org.slug} admin's private note", scope="personal")
+    with rls.tenant_scope(tenant.scope):
+        Check.objects.create(org=tenant.org, memory_id=second, outcome="fail", detail="no deploy happened")
+        Conflict.objects.create(org=tenant.org, a_id=second, b_id=third, relation="contradicts")
 
 
 def test_with_identity_a_raw_queries_never_return_bs_rows(acme, globex, remember):

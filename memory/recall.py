@@ -1,0 +1,240 @@
+"""recall: hybrid retrieval that prefers current facts and keeps history inspectable (the selector of API.md's recall).
+
+Two channels find candidates under row-level security, with the same filters:
+- meaning: pgvector cosine nearest neighbours over the HNSW index (iterative scan, so filters lose no rows);
+- words: Postgres full text (the generated ``search`` tsvector, GIN), any of the query's terms, ranked by ts_rank_cd.
+Reciprocal rank fusion merges them: score = sum over channels of weight / (RRF_K + rank). Ranks, not raw scores, are
+fused because cosine distances and text ranks live on unrelated scales. No age penalty: a months-old right answer is
+not pushed down. Only live memories unless ``include_history``; ``as_of`` reads the store as it stood then.
+"""
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+from django.db import connection
+from django.db.models import Q
+from django.utils import timezone
+
+from config.errors import NotFound
+from hygiene.models import Conflict
+from memory.embeddings import embed_one
+from memory.models import Check, Link, Memory
+from tenants import rls
+from tenants.auth import Principal
+from tenants.models import Project
+
+CHANNEL_DEPTH = 50  # candidates taken from each channel before fusion
+RRF_K = 60
+VECTOR_WEIGHT = 1.0
+TEXT_WEIGHT = 0.5  # set from the evaluation set (manage.py bench retrieval); see docs/API.md
+
+
+@dataclass
+class RecallQuery:
+    query: str
+    k: int = 10
+    project: str | None = None
+    scope: str = "all"
+    kinds: list[str] | None = None
+    include_history: bool = False
+    as_of: datetime | None = None
+
+
+@dataclass
+class Hit:
+    memory: Memory
+    score: float
+    vector_rank: int | None = None
+    vector_distance: float | None = None
+    text_rank: int | None = None
+    flags: list[str] = field(default_factory=list)
+    conflicts_with: list[str] = field(default_factory=list)
+    supersede_reason: str | None = None
+    partner_of: str | None = None  # set when the hit is only here as an open-conflict partner
+
+
+@dataclass
+class RecallResult:
+    hits: list[Hit]
+    warnings: list[tuple[Memory, Check]]
+    trace: dict
+
+
+def _filters(q: RecallQuery, project: Project | None) -> tuple[str, list]:
+    """SQL conditions shared by both channels (RLS adds visibility on top)."""
+    where, params = [], []
+    if q.as_of is None:
+        where.append("status = ANY(%s)")
+        params.append(["live", "superseded"] if q.include_history else ["live"])
+    else:
+        # What was live then: written by then and not yet retired then (a later retirement does not count).
+        where.append("created_at <= %s")
+        params.append(q.as_of)
+        retired_then = "(status <> 'live' AND invalidated_at <= %s)"
+        if q.include_history:
+            where.append("NOT (status = 'forgotten' AND invalidated_at <= %s)")
+        else:
+            where.append(f"NOT {retired_then}")
+        params.append(q.as_of)
+    if q.scope != "all":
+        where.append("scope = %s")
+        params.append(q.scope)
+    if project is not None:
+        # The project's memories, plus the caller's personal ones (the portable layer) unless scope says otherwise.
+        where.append("(project_id = %s OR scope = 'personal')")
+        params.append(project.id)
+    if q.kinds:
+        where.append("kind = ANY(%s)")
+        params.append(q.kinds)
+    return " AND ".join(where), params
+
+
+def _vector_channel(vector: np.ndarray, where: str, params: list) -> list[tuple[str, float]]:
+    with connection.cursor() as cursor:
+        # Filtered HNSW scans stop after ef_search candidates and silently return fewer rows; iterative scans
+        # continue until LIMIT rows pass the filters (and RLS). relaxed_order: we re-rank by fusion anyway.
+        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = 100")
+        cursor.execute(
+            f"SELECT id, embedding <=> %s AS distance FROM memory_memory WHERE {where}"
+            f" ORDER BY embedding <=> %s LIMIT {CHANNEL_DEPTH}",
+            [vector, *params, vector],
+        )
+        rows = cursor.fetchall()
+    return sorted(rows, key=lambda row: row[1])
+
+
+def _text_channel(text: str, where: str, params: list) -> tuple[list[str], str]:
+    with connection.cursor() as cursor:
+        # Any term may match (OR): questions rarely repeat all the words of their answer.
+        cursor.execute("SELECT replace(plainto_tsquery('english', %s)::text, ' & ', ' | ')", [text])
+        terms = cursor.fetchone()[0]
+        if not terms:
+            return [], ""
+        cursor.execute(
+            f"SELECT id FROM memory_memory, to_tsquery('english', %s) query"
+            f" WHERE search @@ query AND {where}"
+            f" ORDER BY ts_rank_cd(search, query) DESC, created_at DESC LIMIT {CHANNEL_DEPTH}",
+            [terms, *params],
+        )
+        return [row[0] for row in cursor.fetchall()], terms
+
+
+def _fuse(vector_rows: list[tuple[str, float]], text_ids: list[str]) -> dict[str, dict]:
+    fused: dict[str, dict] = {}
+    for rank, (memory_id, distance) in enumerate(vector_rows, start=1):
+        fused[memory_id] = {"score": VECTOR_WEIGHT / (RRF_K + rank), "vector_rank": rank, "vector_distance": distance}
+    for rank, memory_id in enumerate(text_ids, start=1):
+        entry = fused.setdefault(memory_id, {"score": 0.0})
+        entry["score"] += TEXT_WEIGHT / (RRF_K + rank)
+        entry["text_rank"] = rank
+    return fused
+
+
+def _project(principal: Principal, slug: str | None) -> Project | None:
+    if slug is None:
+        return None
+    project = Project.objects.filter(slug=slug, members__user_id=principal.user.id).first()
+    if project is None:
+        raise NotFound("not_found", "No such project.", {"project": slug})
+    return project
+
+
+def memory_recall(*, principal: Principal, q: RecallQuery) -> RecallResult:
+    started = time.perf_counter()
+    vector = embed_one(q.query)  # before the transaction, like every write
+    embedded = time.perf_counter()
+    with rls.tenant_scope(principal.scope):
+        project = _project(principal, q.project)
+        where, params = _filters(q, project)
+        vector_rows = _vector_channel(vector, where, params)
+        text_ids, terms = _text_channel(q.query, where, params)
+        fused = _fuse(vector_rows, text_ids)
+        ranked = sorted(fused.items(), key=lambda item: item[1]["score"], reverse=True)[: q.k]
+        searched = time.perf_counter()
+        hits = _hydrate(ranked, q)
+        warnings = _annotate(hits, q)
+    finished = time.perf_counter()
+    trace = {
+        "query": q.query,
+        "filters": {
+            "lifecycle": "live+superseded" if q.include_history else "live",
+            "as_of": q.as_of.isoformat() if q.as_of else None,
+            "scope": q.scope,
+            "project": q.project,
+            "kinds": q.kinds,
+            "visibility": "row-level security: your personal memories and your projects' memories",
+        },
+        "channels": {
+            "vector": {"candidates": len(vector_rows), "method": "pgvector HNSW cosine, iterative scan"},
+            "text": {"candidates": len(text_ids), "tsquery": terms},
+        },
+        "fusion": f"reciprocal rank fusion: {VECTOR_WEIGHT}/({RRF_K}+vector_rank) + {TEXT_WEIGHT}/({RRF_K}+text_rank)",
+        "age_penalty": None,
+        "timings_ms": {
+            "embed": round((embedded - started) * 1000, 2),
+            "search": round((searched - embedded) * 1000, 2),
+            "total": round((finished - started) * 1000, 2),
+        },
+    }
+    return RecallResult(hits=hits, warnings=warnings, trace=trace)
+
+
+def _load(ids: list[str]) -> dict[str, Memory]:
+    memories = Memory.objects.filter(pk__in=ids).select_related("owner", "project", "token").defer("embedding")
+    return {m.id: m for m in memories}
+
+
+def _hydrate(ranked: list[tuple[str, dict]], q: RecallQuery) -> list[Hit]:
+    memories = _load([memory_id for memory_id, _ in ranked])
+    return [Hit(memory=memories[memory_id], **entry) for memory_id, entry in ranked if memory_id in memories]
+
+
+def _annotate(hits: list[Hit], q: RecallQuery) -> list[tuple[Memory, Check]]:
+    """Flags, successors' reasons, open-conflict partners (added next to their partner) and failed-check warnings."""
+    now = q.as_of or timezone.now()
+    ids = [hit.memory.id for hit in hits]
+    conflicts = list(Conflict.objects.filter(Q(a_id__in=ids) | Q(b_id__in=ids), status=Conflict.Status.OPEN))
+    partners: dict[str, list[str]] = {}
+    for conflict in conflicts:
+        partners.setdefault(conflict.a_id, []).append(conflict.b_id)
+        partners.setdefault(conflict.b_id, []).append(conflict.a_id)
+    missing = {p for i in ids for p in partners.get(i, []) if p not in ids}
+    partner_memories = {m_id: m for m_id, m in _load(list(missing)).items() if m.is_live}
+    with_partners: list[Hit] = []
+    for hit in hits:
+        with_partners.append(hit)
+        for partner_id in partners.get(hit.memory.id, []):
+            if partner_id in partner_memories:
+                with_partners.append(Hit(memory=partner_memories.pop(partner_id), score=hit.score,
+                                         partner_of=hit.memory.id))
+    hits[:] = with_partners
+
+    all_ids = [hit.memory.id for hit in hits]
+    failed = {}
+    for check in Check.objects.filter(memory_id__in=all_ids).order_by("created_at"):
+        if check.outcome == Check.Outcome.FAIL:
+            failed[check.memory_id] = check
+        else:
+            failed.pop(check.memory_id, None)  # a later pass supersedes an earlier failure
+    reasons = dict(
+        Link.objects.filter(dst_id__in=all_ids, type=Link.Type.SUPERSEDES, retired_dst=True, undone_at__isnull=True)
+        .values_list("dst_id", "reason")
+    )
+    for hit in hits:
+        memory = hit.memory
+        superseded = memory.status == Memory.Status.SUPERSEDED and (
+            q.as_of is None or (memory.invalidated_at and memory.invalidated_at <= q.as_of)
+        )
+        flags = {
+            "expired": memory.valid_until is not None and memory.valid_until < now,
+            "superseded": superseded,
+            "in_conflict": memory.id in partners,
+            "provisional": not memory.authoritative,
+            "open_loop": memory.loop == Memory.Loop.OPEN,
+            "failed_check": memory.id in failed,
+        }
+        hit.flags = [name for name, on in flags.items() if on]
+        hit.conflicts_with = list(partners.get(memory.id, []))
+        hit.supersede_reason = reasons.get(memory.id) if superseded else None
+    return [(hit.memory, failed[hit.memory.id]) for hit in hits if hit.memory.id in failed]
