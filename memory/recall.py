@@ -15,6 +15,7 @@ import numpy as np
 from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
+from pgvector.django import VectorField
 
 from config.errors import NotFound
 from hygiene.models import Conflict
@@ -95,10 +96,11 @@ def _vector_channel(vector: np.ndarray, where: str, params: list) -> list[tuple[
         # Filtered HNSW scans stop after ef_search candidates and silently return fewer rows; iterative scans
         # continue until LIMIT rows pass the filters (and RLS). relaxed_order: we re-rank by fusion anyway.
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = 100")
+        literal = VectorField().get_prep_value(vector)
         cursor.execute(
-            f"SELECT id, embedding <=> %s AS distance FROM memory_memory WHERE {where}"
-            f" ORDER BY embedding <=> %s LIMIT {CHANNEL_DEPTH}",
-            [vector, *params, vector],
+            f"SELECT id, embedding <=> %s::vector AS distance FROM memory_memory WHERE {where}"
+            f" ORDER BY embedding <=> %s::vector LIMIT {CHANNEL_DEPTH}",
+            [literal, *params, literal],
         )
         rows = cursor.fetchall()
     return sorted(rows, key=lambda row: row[1])

@@ -1,0 +1,140 @@
+"""recall through the API: current facts first, history on request, flags, filters, isolation, bad input."""
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from hygiene.models import Conflict
+from memory.models import Check, Memory
+from tenants import rls
+from tests.memory.test_remember import supersedes
+
+
+@pytest.fixture
+def recall(api):
+    def call(token: str, query: str, expect: int = 200, **body) -> dict:
+        response = api(token).post("/api/v1/recall", {"query": query, **body}, format="json")
+        assert response.status_code == expect, response.content
+        return response.json()
+
+    return call
+
+
+def ids(body: dict) -> list[str]:
+    return [r["memory"]["id"] for r in body["results"]]
+
+
+def test_only_live_memories_by_default_and_history_on_request(remember, recall, acme):
+    old = remember(acme.member_token, "The Pro plan costs $29 per month.")["memory"]["id"]
+    new = remember(acme.member_token, "The Pro plan costs $30 per month.",
+                   links=supersedes(old, reason="price change in March"))["memory"]["id"]
+    current = recall(acme.member_token, "How much is the Pro plan?")
+    assert ids(current)[0] == new and old not in ids(current)
+    assert current["results"][0]["rank"] == 1 and current["results"][0]["flags"] == []
+    history = recall(acme.member_token, "How much is the Pro plan?", include_history=True)
+    assert set(ids(history)[:2]) == {old, new}
+    stale = next(r for r in history["results"] if r["memory"]["id"] == old)
+    assert stale["flags"] == ["superseded"] and stale["superseded_by"] == new
+    assert "price change in March" in stale["why"]["note"]
+
+
+def test_as_of_reads_the_store_as_it_stood_then(remember, recall, acme):
+    old = remember(acme.member_token, "Deploys go through Jenkins.")["memory"]["id"]
+    before_change = timezone.now()
+    new = remember(acme.member_token, "Deploys go through GitHub Actions now.", links=supersedes(old))["memory"]["id"]
+    then = recall(acme.member_token, "What do deploys run on?", as_of=before_change.isoformat())
+    assert ids(then) == [old] and then["results"][0]["flags"] == []
+    now = recall(acme.member_token, "What do deploys run on?")
+    assert ids(now) == [new]
+
+
+def test_flags_expired_provisional_and_open_loop(remember, recall, api, acme):
+    yesterday = (timezone.now() - timedelta(days=1)).isoformat()
+    expired = remember(acme.member_token, "The spring sale code SPRING25 gives 25% off.",
+                       valid_from=(timezone.now() - timedelta(days=30)).isoformat(), valid_until=yesterday)
+    watcher = api(acme.member_token).post("/api/v1/tokens", {"name": "w", "writer": "watcher", "project": "web"},
+                                          format="json").json()["token"]
+    provisional = remember(watcher, "Overheard: the sale code might be extended.")
+    task = remember(acme.member_token, "Task: remove the sale code banner after the sale ends", kind="task")
+    body = recall(acme.member_token, "sale code", k=10)
+    flags = {r["memory"]["id"]: r["flags"] for r in body["results"]}
+    assert flags[expired["memory"]["id"]] == ["expired"]  # expired facts stay readable, loudly marked
+    assert flags[provisional["memory"]["id"]] == ["provisional"]
+    assert flags[task["memory"]["id"]] == ["open_loop"]
+
+
+def test_a_failed_check_is_shown_above_the_results(remember, recall, acme):
+    lesson = remember(acme.member_token, "Restart the ingest worker to clear a stuck queue.", kind="lesson")
+    lesson_id = lesson["memory"]["id"]
+    with rls.tenant_scope(rls.Scope(org_id=acme.org.id, user_id=acme.member.id)):
+        Check.objects.create(org=acme.org, memory_id=lesson_id, outcome="fail", detail="restart did not help")
+    body = recall(acme.member_token, "stuck ingest queue")
+    assert body["warnings"][0]["memory"]["id"] == lesson_id
+    assert body["warnings"][0]["check"]["detail"] == "restart did not help"
+    assert "failed_check" in body["results"][0]["flags"]
+
+
+def test_open_conflict_partners_come_back_together(remember, recall, acme):
+    a = remember(acme.member_token, "Dana owns the checkout service.")["memory"]["id"]
+    b = remember(acme.member_token, "Checkout has been Ivan's responsibility since the reorg.")["memory"]["id"]
+    remember(acme.member_token, "The checkout service is written in Go.")
+    with rls.tenant_scope(acme.scope):
+        Conflict.objects.create(org=acme.org, a_id=a, b_id=b, relation="contradicts")
+    body = recall(acme.member_token, "Who owns checkout?", k=1)
+    assert set(ids(body)) == {a, b}
+    assert all(r["flags"] == ["in_conflict"] for r in body["results"])
+    assert body["results"][0]["conflicts_with"] == [ids(body)[1]]
+
+
+def test_no_age_penalty_an_old_right_answer_stays_first(remember, recall, acme):
+    lesson = remember(acme.member_token, "If the Redis failover hangs, promote the replica by hand with "
+                      "sentinel failover.", kind="lesson")["memory"]["id"]
+    with rls.tenant_scope(acme.scope):
+        Memory.objects.filter(pk=lesson).update(created_at=timezone.now() - timedelta(days=180))
+    remember(acme.member_token, "Redis dashboards moved to the new Grafana folder.")
+    body = recall(acme.member_token, "Redis failover is stuck, what do I do?")
+    assert ids(body)[0] == lesson
+    assert body["trace"]["age_penalty"] is None
+
+
+def test_filters_kinds_scope_and_project(remember, recall, acme):
+    decision = remember(acme.admin_token, "We chose Postgres for the web app.", kind="decision", project="web")
+    remember(acme.admin_token, "Postgres backups run nightly.", kind="fact", project="web")
+    ops = remember(acme.admin_token, "Postgres on ops runs version 16.", kind="fact", project="ops")
+    personal = remember(acme.admin_token, "I keep my Postgres notes in Obsidian.", scope="personal")
+    assert ids(recall(acme.admin_token, "Postgres", kinds=["decision"])) == [decision["memory"]["id"]]
+    assert ids(recall(acme.admin_token, "Postgres", scope="personal")) == [personal["memory"]["id"]]
+    in_ops = ids(recall(acme.admin_token, "Postgres", project="ops"))
+    assert set(in_ops) == {ops["memory"]["id"], personal["memory"]["id"]}
+    assert set(ids(recall(acme.admin_token, "Postgres", project="ops", scope="project"))) == {ops["memory"]["id"]}
+    assert recall(acme.member_token, "Postgres", expect=404, project="ops")["error"]["code"] == "not_found"
+
+
+def test_recall_sees_only_what_the_caller_may_see(remember, recall, acme, globex):
+    remember(globex.member_token, "Globex: the launch code is 0000.")
+    remember(acme.admin_token, "Admin private: the launch code is 1234.", scope="personal")
+    remember(acme.admin_token, "Ops: the launch code is 5678.", project="ops")
+    mine = remember(acme.member_token, "Web: the launch code is 4321.")["memory"]["id"]
+    assert ids(recall(acme.member_token, "launch code", k=50)) == [mine]
+
+
+def test_why_and_trace_explain_the_ranking(remember, recall, acme):
+    remember(acme.member_token, "The search service uses Elasticsearch 8.")
+    body = recall(acme.member_token, "Which Elasticsearch version does search use?")
+    why = body["results"][0]["why"]
+    assert why["vector_rank"] == 1 and why["text_rank"] == 1 and "by meaning" in why["note"]
+    trace = body["trace"]
+    assert trace["channels"]["vector"]["candidates"] == 1 and "elasticsearch" in trace["channels"]["text"]["tsquery"]
+    assert "reciprocal rank fusion" in trace["fusion"] and trace["filters"]["lifecycle"] == "live"
+
+
+@pytest.mark.parametrize("body", [
+    {}, {"query": ""}, {"query": "x", "k": 0}, {"query": "x", "k": 51}, {"query": "x", "k": "5"},
+    {"query": "x", "k": 5.5}, {"query": "x", "k": True}, {"query": "x", "scope": "everything"},
+    {"query": "x", "kinds": ["gossip"]}, {"query": "x", "kinds": "fact"}, {"query": "x", "include_history": "yes"},
+    {"query": "x", "as_of": "last week"},
+])
+def test_bad_recall_input_is_400(api, acme, body):
+    response = api(acme.member_token).post("/api/v1/recall", body, format="json")
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["code"] == "invalid"
