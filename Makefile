@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install clean-data
+.PHONY: run test bench install clean-data
 
 $(STAMP): pyproject.toml
 	@echo "[zero-memory] creating $(VENV) and installing the project (first time: a few minutes)"
@@ -19,6 +19,10 @@ run: $(STAMP)
 
 test: $(STAMP)
 	@$(VENV)/bin/python -m config.launcher test $(PYTEST_ARGS)
+
+# Benchmarks against the embedded services, e.g. make bench ARGS="recall --memories 100000"
+bench: $(STAMP)
+	@$(VENV)/bin/python -m config.launcher manage bench $(ARGS)
 
 clean-data:
 	rm -rf .data

@@ -2,6 +2,7 @@
 
     python -m config.launcher run     # embedded services, migrations, demo org, web server + RQ worker
     python -m config.launcher test    # embedded services, then pytest (extra arguments go to pytest)
+    python -m config.launcher manage bench remember --n 1000   # embedded services, then one manage.py command
 
 DATABASE_URL / REDIS_URL, when set, point at existing servers and the embedded ones are not started.
 """
@@ -129,10 +130,24 @@ def test(pytest_args: list[str]) -> int:
         services.down()
 
 
+def manage(args: list[str]) -> int:
+    """One manage.py command (a benchmark, say) against the embedded services, started only for it if needed."""
+    services = Services()
+    try:
+        services.up()
+        subprocess.run([*MANAGE, "migrate", "--database", "owner", "--no-input", "-v", "0"], check=True)
+        subprocess.run([*MANAGE, "embeddings"], check=True)
+        return subprocess.run([*MANAGE, *args]).returncode
+    finally:
+        services.down()
+
+
 if __name__ == "__main__":
     command, *rest = sys.argv[1:] or ["run"]
     if command == "run":
         sys.exit(run())
     if command == "test":
         sys.exit(test(rest))
-    sys.exit(f"unknown command {command!r}: use run or test")
+    if command == "manage":
+        sys.exit(manage(rest))
+    sys.exit(f"unknown command {command!r}: use run, test or manage")

@@ -1,0 +1,145 @@
+"""`manage.py bench recall --memories N`: recall latency at 10k and N memories per tenant, several tenants.
+
+The memories are synthetic but realistic team notes (memory/bench/texts.py), embedded with the real model and
+inserted in bulk under each tenant's identity (going through remember for 100k rows would take half an hour and
+measure nothing more about recall). One in five is a superseded older version, so history is in the store too.
+Every query goes through the real recall selector, under RLS, embedding included.
+"""
+import random
+import re
+import time
+from collections.abc import Callable
+
+import numpy as np
+from django.db import connection
+
+from memory import recall
+from memory.bench.texts import PEOPLE, SERVICES, TOOLS, synthetic_memory
+from memory.embeddings import embed
+from memory.models import Memory
+from memory.normalize import content_hash
+from tenants import rls
+from tenants.auth import load_principal
+from tenants.models import Membership, Organization
+from tenants.services import org_bootstrap, project_member_add, user_add
+
+QUESTIONS = [
+    "Who is responsible for the {service} service?",
+    "When does {service} get deployed?",
+    "What is the request limit on the {service} API?",
+    "Why did {service} go down?",
+    "What should I check when {service} times out?",
+    "Where does staging for {service} run?",
+    "Are we moving {service} off {tool}?",
+    "What did {person} ask for in code reviews?",
+]
+FILTERS = {
+    "no filter": {},
+    "kinds=[fact]": {"kinds": ["fact"]},
+    "project": {"project": "p1"},
+    "scope=personal": {"scope": "personal"},
+}
+BATCH = 512
+
+
+def _tenant(slug: str, size: int, rng: random.Random, say: Callable[[str], None]):
+    """The bench tenant with `size` memories, reused when an earlier run already loaded it."""
+    boot = org_bootstrap(org_slug=slug, admin_email=f"admin@{slug}.bench", project_slugs=["p1", "p2", "p3"])
+    scope = rls.Scope(org_id=boot.org.id, user_id=boot.user.id)
+    with rls.tenant_scope(scope):
+        admin = load_principal(scope, token_id=None)
+        present = Memory.objects.count()
+        second = Membership.objects.filter(role="member").select_related("user").first()
+        if second is None:
+            second = user_add(principal=admin, email=f"member@{slug}.bench", role="member")
+            for project in ("p1", "p2"):
+                project_member_add(principal=admin, project_slug=project, user_id=second.user_id)
+        projects = {p.slug: p for p in boot.projects}
+    owners = [boot.user.id, second.user_id]
+    if present < size:
+        say(f"  {slug}: loading {size - present} memories (have {present})")
+    started = time.perf_counter()
+    while present < size:
+        count = min(BATCH, size - present)
+        drafts = [synthetic_memory(rng) for _ in range(count)]
+        # Unique details keep the texts distinct, like a real store (ticket numbers, dates).
+        texts = [f"{content} (ref {slug}-{present + i}, {rng.choice(PEOPLE)})" for i, (_, _, content) in enumerate(drafts)]
+        vectors = embed(texts)
+        rows = []
+        for (_, kind, _), text, vector in zip(drafts, texts, vectors):
+            owner = rng.choice(owners)
+            personal = rng.random() < 0.2
+            project = None if personal else projects["p1" if owner != boot.user.id else rng.choice(["p1", "p2", "p3"])]
+            rows.append(Memory(
+                org_id=boot.org.id, scope="personal" if personal else "project", owner_id=owner, project=project,
+                kind=kind, content=text, content_hash=content_hash(text), embedding=vector, writer="agent",
+                status="superseded" if rng.random() < 0.2 else "live",
+            ))
+        with rls.tenant_scope(rls.Scope(org_id=boot.org.id, user_id=owners[0])):
+            # The admin belongs to every project, so RLS accepts its rows; members' rows go in under their own id.
+            Memory.objects.bulk_create([r for r in rows if r.owner_id == owners[0]])
+        with rls.tenant_scope(rls.Scope(org_id=boot.org.id, user_id=owners[1])):
+            Memory.objects.bulk_create([r for r in rows if r.owner_id == owners[1]])
+        present += count
+        if present % 5120 < BATCH or present == size:
+            rate = present / max(time.perf_counter() - started, 1e-9)
+            say(f"  {slug}: {present}/{size} memories ({rate:.0f}/s)")
+    return boot.org, owners
+
+
+def _explain(principal, q: recall.RecallQuery) -> str:
+    """EXPLAIN of the vector channel as recall runs it, to show the HNSW index is used under filters and RLS."""
+    vector = embed([q.query])[0]
+    with rls.tenant_scope(principal.scope):
+        project = recall._project(principal, q.project)
+        where, params = recall._filters(q, project)
+        from pgvector.django import VectorField
+
+        literal = VectorField().get_prep_value(vector)
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = 100")
+            cursor.execute(
+                f"EXPLAIN (ANALYZE, COSTS OFF) SELECT id FROM memory_memory WHERE {where}"
+                f" ORDER BY embedding <=> %s::vector LIMIT {recall.CHANNEL_DEPTH}",
+                [*params, literal],
+            )
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+    return re.sub(r"'\[[^']*\]'::vector", "'[query vector]'::vector", plan)
+
+
+def bench_recall(*, memories: int, queries: int, seed: int, say: Callable[[str], None]) -> dict:
+    rng = random.Random(seed)
+    sizes = sorted({10_000, memories})
+    tenants = {size: _tenant(f"bench-recall-{size}", size, rng, say) for size in sizes}
+    for noise in range(2):  # other tenants share the tables and the index
+        _tenant(f"bench-recall-noise-{noise}", 5_000, rng, say)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_class")  # a cheap query: warm the connection
+    report = {"tenants": {}, "store_rows": None}
+    for size, (org, owners) in tenants.items():
+        scope = rls.Scope(org_id=org.id, user_id=owners[0])
+        with rls.tenant_scope(scope):
+            principal = load_principal(scope, token_id=None)
+        questions = [
+            rng.choice(QUESTIONS).format(service=rng.choice(SERVICES), tool=rng.choice(TOOLS), person=rng.choice(PEOPLE))
+            for _ in range(queries)
+        ]
+        recall.memory_recall(principal=principal, q=recall.RecallQuery(query="warm up"))
+        results = {}
+        for name, extra in FILTERS.items():
+            timings = []
+            for question in questions:
+                start = time.perf_counter()
+                recall.memory_recall(principal=principal, q=recall.RecallQuery(query=question, **extra))
+                timings.append((time.perf_counter() - start) * 1000)
+            results[name] = {p: round(float(np.percentile(timings, int(p[1:]))), 2) for p in ("p50", "p95", "p99")}
+            say(f"  {size:>7} memories/tenant  {name:<15} p50 {results[name]['p50']:>6} ms  "
+                f"p95 {results[name]['p95']:>6} ms  p99 {results[name]['p99']:>6} ms")
+        report["tenants"][str(size)] = results
+        report.setdefault("explain", {})[str(size)] = _explain(
+            principal, recall.RecallQuery(query=questions[0], kinds=["fact"], project="p1")
+        )
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reltuples::bigint FROM pg_class WHERE relname = 'memory_memory'")
+        report["store_rows"] = cursor.fetchone()[0]
+    return report
