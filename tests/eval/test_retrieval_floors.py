@@ -1,0 +1,14 @@
+"""The evaluation set on every CI run: retrieval quality must not fall below tests/eval/floors.json.
+
+Floors were set from measurement (bench-results/retrieval-*.json) and are raised as ranking improves; a change that
+lowers a number below its floor fails here. Superseded versions never rank first for declared supersedes.
+"""
+from memory.bench.retrieval import evaluate, floor_violations, format_table
+
+
+def test_retrieval_quality_stays_above_its_floors(db):
+    report = evaluate(say=lambda line: None)
+    print("\n".join(format_table(report)))
+    assert report["queries"] >= 100 and report["memories"] >= 250
+    assert report["table"]["declared_supersede"]["stale@1"] == 0.0
+    assert floor_violations(report) == []
