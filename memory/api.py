@@ -347,6 +347,8 @@ def _why(hit: recall.Hit) -> dict:
     if hit.text_rank:
         found.append(f"by words (rank {hit.text_rank})")
     notes = ["found " + " and ".join(found)] if found else []
+    if hit.found_via:
+        notes.append(f"through its earlier version {hit.found_via}")
     if hit.partner_of:
         notes.append(f"shown because it is in an open conflict with {hit.partner_of}")
     if "superseded" in hit.flags:

@@ -53,6 +53,7 @@ class Hit:
     conflicts_with: list[str] = field(default_factory=list)
     supersede_reason: str | None = None
     partner_of: str | None = None  # set when the hit is only here as an open-conflict partner
+    found_via: str | None = None  # an earlier version of this memory that matched the query
 
 
 @dataclass
@@ -62,12 +63,17 @@ class RecallResult:
     trace: dict
 
 
-def _filters(q: RecallQuery, project: Project | None) -> tuple[str, list]:
+def _searches_history(q: RecallQuery) -> bool:
+    """Whether older versions are searched as evidence for their current version (see _current_versions)."""
+    return q.as_of is None and not q.include_history
+
+
+def _filters(q: RecallQuery, project: Project | None, *, statuses: list[str] | None = None) -> tuple[str, list]:
     """SQL conditions shared by both channels (RLS adds visibility on top)."""
     where, params = [], []
     if q.as_of is None:
         where.append("status = ANY(%s)")
-        params.append(["live", "superseded"] if q.include_history else ["live"])
+        params.append(statuses or ["live", "superseded"])
     else:
         # What was live then: written by then and not yet retired then (a later retirement does not count).
         where.append("created_at <= %s")
@@ -127,6 +133,47 @@ def _text_channel(text: str, where: str, params: list) -> tuple[list[str], str]:
         return [row[0] for row in cursor.fetchall()], terms
 
 
+def _current_versions(ids: set[str], where: str, params: list) -> dict[str, str]:
+    """Map each found memory to the live head of its version chain that passes the filters (itself when live).
+
+    A question is often phrased like an earlier version of its answer ("deploys on Monday" for a window that has
+    moved to Thursday, in other words). The earlier version is evidence for the current one: it is searched, and
+    what it earns goes to the current version, never to itself. Superseded versions are never returned this way.
+    """
+    if not ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            WITH RECURSIVE walk(start, id, status, next) AS (
+                SELECT id, id, status, superseded_by_id FROM memory_memory WHERE id = ANY(%s)
+                UNION ALL
+                SELECT w.start, m.id, m.status, m.superseded_by_id
+                FROM walk w JOIN memory_memory m ON m.id = w.next
+                WHERE w.status = 'superseded'
+            )
+            SELECT w.start, w.id FROM walk w
+            WHERE w.status = 'live' AND EXISTS (SELECT 1 FROM memory_memory WHERE id = w.id AND {where})
+            """,
+            [list(ids), *params],
+        )
+        return dict(cursor.fetchall())
+
+
+def _to_heads(rows: list[tuple], heads: dict[str, str], via: dict[str, str]) -> list[tuple]:
+    """Replace each row's memory by its current version, keeping the best rank of each; note where it came via."""
+    seen, out = set(), []
+    for memory_id, *rest in rows:
+        head = heads.get(memory_id)
+        if head is None or head in seen:
+            continue
+        seen.add(head)
+        if head != memory_id:
+            via.setdefault(head, memory_id)
+        out.append((head, *rest))
+    return out
+
+
 def _fuse(vector_rows: list[tuple[str, float]], text_ids: list[str]) -> dict[str, dict]:
     fused: dict[str, dict] = {}
     for rank, (memory_id, distance) in enumerate(vector_rows, start=1):
@@ -153,10 +200,19 @@ def memory_recall(*, principal: Principal, q: RecallQuery) -> RecallResult:
     embedded = time.perf_counter()
     with rls.tenant_scope(principal.scope):
         project = _project(principal, q.project)
-        where, params = _filters(q, project)
+        where, params = _filters(q, project, statuses=None if _searches_history(q) or q.include_history else ["live"])
         vector_rows = _vector_channel(vector, where, params)
         text_ids, terms = _text_channel(q.query, where, params)
+        via: dict[str, str] = {}
+        if _searches_history(q):
+            live_where, live_params = _filters(q, project, statuses=["live"])
+            heads = _current_versions({i for i, _ in vector_rows} | set(text_ids), live_where, live_params)
+            vector_rows = _to_heads(vector_rows, heads, via)
+            text_ids = [i for i, _ in _to_heads([(i, None) for i in text_ids], heads, via)]
         fused = _fuse(vector_rows, text_ids)
+        for memory_id, older in via.items():
+            if memory_id in fused:
+                fused[memory_id]["found_via"] = older
         ranked = sorted(fused.items(), key=lambda item: item[1]["score"], reverse=True)[: q.k]
         searched = time.perf_counter()
         hits = _hydrate(ranked, q)
@@ -166,6 +222,7 @@ def memory_recall(*, principal: Principal, q: RecallQuery) -> RecallResult:
         "query": q.query,
         "filters": {
             "lifecycle": "live+superseded" if q.include_history else "live",
+            "earlier_versions": "searched as evidence for their current version" if _searches_history(q) else None,
             "as_of": q.as_of.isoformat() if q.as_of else None,
             "scope": q.scope,
             "project": q.project,

@@ -48,14 +48,16 @@ def _tenant(slug: str, size: int, rng: random.Random, say: Callable[[str], None]
     scope = rls.Scope(org_id=boot.org.id, user_id=boot.user.id)
     with rls.tenant_scope(scope):
         admin = load_principal(scope, token_id=None)
-        present = Memory.objects.count()
         second = Membership.objects.filter(role="member").select_related("user").first()
         if second is None:
             second = user_add(principal=admin, email=f"member@{slug}.bench", role="member")
             for project in ("p1", "p2"):
                 project_member_add(principal=admin, project_slug=project, user_id=second.user_id)
         projects = {p.slug: p for p in boot.projects}
+        present = Memory.objects.count()  # all but the member's personal memories, counted next
     owners = [boot.user.id, second.user_id]
+    with rls.tenant_scope(rls.Scope(org_id=boot.org.id, user_id=second.user_id)):
+        present += Memory.objects.filter(scope="personal").count()
     if present < size:
         say(f"  {slug}: loading {size - present} memories (have {present})")
     started = time.perf_counter()

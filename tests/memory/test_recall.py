@@ -146,3 +146,15 @@ def test_words_find_exact_identifiers_that_meaning_blurs(remember, recall, acme)
     body = recall(acme.member_token, "INC-4821")
     assert body["results"][0]["memory"]["content"].startswith("Incident INC-4821")
     assert body["results"][0]["why"]["text_rank"] == 1
+
+
+def test_a_question_phrased_like_an_old_version_finds_the_current_one(remember, recall, acme):
+    old = remember(acme.member_token, "Release train leaves every Monday at 10:00 UTC.")["memory"]["id"]
+    new = remember(acme.member_token, "Freeze lifted: the frontend now ships on Thursdays after the sync.",
+                   links=supersedes(old))["memory"]["id"]
+    for i in range(5):
+        remember(acme.member_token, f"The weekly {['train', 'sync', 'demo', 'retro', 'planning'][i]} notes are in Notion.")
+    body = recall(acme.member_token, "When does the Monday release train leave?")
+    assert ids(body)[0] == new and old not in ids(body)
+    assert f"through its earlier version {old}" in body["results"][0]["why"]["note"]
+    assert body["results"][0]["flags"] == []
