@@ -90,7 +90,16 @@ RQ_QUEUES = {
     "default": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 300},
 }
 
-JUDGE_BACKEND = os.environ.get("JUDGE_BACKEND", "local")
+JUDGE_BACKEND = os.environ.get("JUDGE_BACKEND", "local")  # local | vllm (hygiene/judge/)
+JUDGE_AUTO_RESOLVE_THRESHOLD = float(os.environ.get("JUDGE_AUTO_RESOLVE_THRESHOLD", "0.9"))
+JUDGE_CANDIDATE_SIMILARITY = float(os.environ.get("JUDGE_CANDIDATE_SIMILARITY", "0.45"))
+JUDGE_CANDIDATES = int(os.environ.get("JUDGE_CANDIDATES", "5"))
+JUDGE_RETRY_INTERVALS = [int(s) for s in os.environ.get("JUDGE_RETRY_INTERVALS", "10,60,300").split(",") if s]
+JUDGE_VLLM_URL = os.environ.get("JUDGE_VLLM_URL", "http://127.0.0.1:8001/v1")
+JUDGE_VLLM_MODEL = os.environ.get("JUDGE_VLLM_MODEL", "Qwen/Qwen2.5-7B-Instruct")
+JUDGE_VLLM_API_KEY = os.environ.get("JUDGE_VLLM_API_KEY", "")
+JUDGE_TIMEOUT_SECONDS = float(os.environ.get("JUDGE_TIMEOUT_SECONDS", "20"))
+JUDGE_BATCH_SIZE = int(os.environ.get("JUDGE_BATCH_SIZE", "8"))
 EMBEDDING_BACKEND = os.environ.get("EMBEDDING_BACKEND", "onnx")  # onnx | torch (memory/embeddings.py)
 EMBEDDING_MODEL_DIR = Path(os.environ.get("EMBEDDING_MODEL_DIR", DATA_DIR / "models"))
 

@@ -9,6 +9,7 @@ from config.health import healthz
 api_v1 = [
     path("", include("tenants.urls")),
     path("", include("memory.urls")),
+    path("", include("hygiene.urls")),
     # Anything else under /api/v1/ answers in the error envelope, like every other error.
     re_path(r"^.*$", errors.not_found),
 ]

@@ -1,18 +1,16 @@
 """RQ jobs: load by id, call a service, nothing else."""
-import logging
+from uuid import UUID
 
-from memory.models import Memory
-from tenants.rls import tenant_job
+from rq import get_current_job
 
-logger = logging.getLogger(__name__)
+from hygiene.services import review_run
+from tenants.rls import Scope
 
 
-@tenant_job
-def review_memory(memory_id: str) -> str:
-    """Review one undeclared write. Until the judge lands (hygiene issue) it only confirms the memory is there."""
-    memory = Memory.objects.filter(pk=memory_id).only("id", "status").first()
-    if memory is None:
-        logger.warning("hygiene review: %s is not visible to the writer any more", memory_id)
-        return "missing"
-    logger.info("hygiene review of %s: no judge configured yet", memory_id)
-    return "pending_judge"
+def review_memory(review_id: int, *, org_id: str, user_id: str | None) -> str:
+    """Review one undeclared write under the identity of its writer (RLS applies in the worker too)."""
+    job = get_current_job()
+    # RQ retries a failing job with backoff; only the last attempt marks the review unavailable.
+    final_attempt = job is None or not job.retries_left
+    scope = Scope(org_id=UUID(org_id), user_id=UUID(user_id) if user_id else None)
+    return review_run(review_id=review_id, scope=scope, final_attempt=final_attempt)

@@ -36,3 +36,51 @@ class Conflict(models.Model):
             models.Index(fields=["org", "a"], name="conflict_a_idx"),
             models.Index(fields=["org", "b"], name="conflict_b_idx"),
         ]
+
+
+class Review(models.Model):
+    """The outbox row of one undeclared write's review: written in the write's transaction, so a queue outage at
+    commit time loses nothing (``manage.py hygiene_flush`` queues what is still pending)."""
+
+    class State(models.TextChoices):
+        PENDING = "pending"  # recorded, maybe not queued yet
+        RUNNING = "running"  # claimed by a worker
+        DONE = "done"
+        UNAVAILABLE = "unavailable"  # the judge failed after every retry; `manage.py hygiene_rerun` tries again
+
+    org = models.ForeignKey(Organization, on_delete=models.PROTECT)
+    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="+")
+    state = models.CharField(max_length=16, choices=State.choices, default=State.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    last_error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["org", "memory"], name="review_org_memory_uniq")]
+        indexes = [models.Index(fields=["org", "state", "created_at"], name="review_state_idx")]
+
+
+class Verdict(models.Model):
+    """What the judge said about one pair (newer memory, older candidate), and what was done about it."""
+
+    class Decision(models.TextChoices):
+        AUTO_RETIRED = "auto_retired"
+        CONFLICT = "conflict"
+        RECORDED = "recorded"  # complementary, unrelated, or nothing to do any more
+
+    org = models.ForeignKey(Organization, on_delete=models.PROTECT)
+    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="+")  # the newer one
+    other = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="+")  # the older candidate
+    relation = models.CharField(max_length=16)
+    confidence = models.FloatField()
+    rationale = models.TextField(blank=True, default="")
+    judge = models.CharField(max_length=200)  # backend and model
+    prompt_version = models.CharField(max_length=32)
+    latency_ms = models.FloatField()
+    decision = models.CharField(max_length=16, choices=Decision.choices)
+    same_token = models.BooleanField(default=False)  # both memories written with one token (seed 000's count)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["org", "memory", "other"], name="verdict_org_pair_uniq")]

@@ -26,6 +26,12 @@ def same_signals(a: str, b: str) -> bool:
     pairs 0.97-0.99, as high as true restatements. Near-verbatim dedup must never absorb an update, so it also
     requires this.
     """
-    signals = lambda text: sorted(match.lower().rstrip(".") for match in _SIGNALS.findall(text))  # noqa: E731
-    negated = lambda text: sorted(match.lower() for match in _NEGATIONS.findall(text))  # noqa: E731
-    return signals(a) == signals(b) and negated(a) == negated(b)
+    return signal_tokens(a) == signal_tokens(b) and negations(a) == negations(b)
+
+
+def signal_tokens(text: str) -> list[str]:
+    return sorted(match.lower().rstrip(".") for match in _SIGNALS.findall(text))
+
+
+def negations(text: str) -> list[str]:
+    return sorted(match.lower() for match in _NEGATIONS.findall(text))

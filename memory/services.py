@@ -12,7 +12,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from config.errors import Conflict, Forbidden, Invalid, NotFound
-from hygiene.services import review_enqueue
+from hygiene.outbox import review_record
 from memory import selectors
 from memory.embeddings import embed_one
 from memory.models import Event, Link, Memory
@@ -125,10 +125,7 @@ def memory_remember(
             )
             result.hint = HINT if result.similar_existing else None
             if result.created:
-                scope_ids = principal.scope
-                transaction.on_commit(
-                    lambda: review_enqueue(memory_id=successor.id, org_id=scope_ids.org_id, user_id=scope_ids.user_id)
-                )
+                review_record(memory=successor, scope=principal.scope)
     return result
 
 

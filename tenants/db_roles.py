@@ -8,8 +8,8 @@ Tables listed in APPEND_ONLY / NO_DELETE get less: event logs can only be insert
 from django.conf import settings
 from django.db import connections
 
-APPEND_ONLY = {"memory_event", "memory_check"}
-NO_DELETE = {"memory_memory", "memory_link", "hygiene_conflict"}
+APPEND_ONLY = {"memory_event", "memory_check", "hygiene_verdict"}
+NO_DELETE = {"memory_memory", "memory_link", "hygiene_conflict", "hygiene_review"}
 
 
 def app_role_name() -> str:

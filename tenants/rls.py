@@ -25,6 +25,9 @@ class TenantScopeMissing(RuntimeError):
     """Tenant data was touched with no identity set: a bug, caught before Postgres returns zero rows."""
 
 
+# The database alias for cross-tenant maintenance (the owner role, BYPASSRLS). Code that uses it is named unsafe_*.
+UNSAFE_ALL_TENANTS = "owner"
+
 _scope: ContextVar[Scope | None] = ContextVar("tenant_scope", default=None)
 
 

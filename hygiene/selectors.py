@@ -1,0 +1,58 @@
+"""Reads of the hygiene domain: the conflict queue and the stats that show how the queue is doing."""
+import numpy as np
+from django.db.models import Count, Q, QuerySet
+
+from config.errors import NotFound
+from hygiene.models import Conflict, Review, Verdict
+from memory.models import Link, Memory
+
+EXPLICIT_ORIGINS = ("declared", "review", "check", "source")  # written by an actor who knew what it overturned
+
+
+def conflict_list(*, status: str | None) -> QuerySet[Conflict]:
+    conflicts = Conflict.objects.order_by("-created_at", "-id")
+    return conflicts.filter(status=status) if status else conflicts
+
+
+def conflict_get(*, conflict_id: str) -> Conflict:
+    conflict = Conflict.objects.filter(pk=conflict_id).first()
+    if conflict is None:
+        raise NotFound("not_found", "No such conflict.")
+    return conflict
+
+
+def stats() -> dict:
+    """Counts over what the caller can see (RLS decides)."""
+    memories = dict(Memory.objects.values_list("status").annotate(n=Count("id")))
+    retirements = dict(
+        Link.objects.filter(retired_dst=True, undone_at__isnull=True).values_list("origin").annotate(n=Count("id"))
+    )
+    supersedes = {origin: retirements.get(origin, 0) for origin in ("declared", "judge", "review", "check", "source")}
+    total = sum(supersedes.values())
+    conflicts = Conflict.objects.aggregate(
+        open=Count("id", filter=Q(status=Conflict.Status.OPEN)),
+        resolved=Count("id", filter=Q(status=Conflict.Status.RESOLVED)),
+    )
+    verdicts = Verdict.objects.aggregate(
+        calls=Count("id"),
+        auto_resolved=Count("id", filter=Q(decision=Verdict.Decision.AUTO_RETIRED)),
+        queued=Count("id", filter=Q(decision=Verdict.Decision.CONFLICT)),
+        queued_same_token=Count("id", filter=Q(decision=Verdict.Decision.CONFLICT, same_token=True)),
+    )
+    latencies = list(Verdict.objects.values_list("latency_ms", flat=True))
+    return {
+        "memories": {status: memories.get(status, 0) for status in ("live", "superseded", "forgotten")},
+        "supersedes": supersedes,
+        "conflicts": {**conflicts, "auto_resolved": verdicts["auto_resolved"]},
+        "explicit_link_ratio": round(sum(supersedes[o] for o in EXPLICIT_ORIGINS) / total, 4) if total else 0.0,
+        "judge": {
+            "calls": verdicts["calls"],
+            "latency_ms_p50": round(float(np.percentile(latencies, 50)), 2) if latencies else None,
+            "latency_ms_p95": round(float(np.percentile(latencies, 95)), 2) if latencies else None,
+        },
+        "queue": {
+            "pending": Review.objects.exclude(state=Review.State.DONE).count(),
+            "same_writer_share": round(verdicts["queued_same_token"] / verdicts["queued"], 4) if verdicts["queued"]
+            else 0.0,
+        },
+    }

@@ -1,0 +1,42 @@
+import django_rq
+import pytest
+from rq import SimpleWorker
+
+from hygiene.judge import get_judge
+from hygiene.outbox import review_queue
+from tests.hygiene.fake_vllm import FakeVllm
+
+
+@pytest.fixture
+def queue(committed):
+    """The real queue on the real Redis, empty; `work()` runs a real RQ worker in burst mode."""
+    review_queue().empty()
+    yield review_queue()
+    review_queue().empty()
+
+
+@pytest.fixture
+def work(queue):
+    def run() -> None:
+        django_rq.get_worker("default", worker_class=SimpleWorker).work(burst=True)
+
+    return run
+
+
+@pytest.fixture
+def fake_vllm(settings):
+    server = FakeVllm()
+    settings.JUDGE_BACKEND = "vllm"
+    settings.JUDGE_VLLM_URL = server.url
+    settings.JUDGE_VLLM_MODEL = server.model
+    get_judge.cache_clear()
+    yield server
+    server.close()
+    get_judge.cache_clear()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_judge():
+    get_judge.cache_clear()
+    yield
+    get_judge.cache_clear()

@@ -1,0 +1,62 @@
+"""A small local OpenAI-compatible server standing in for vLLM (no GPU or weights here).
+
+It checks each request the way vLLM's /v1/chat/completions would see it (model, messages, a json_schema
+response_format) and answers with the verdicts a test asks for.
+"""
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class FakeVllm:
+    def __init__(self, model: str = "test-judge") -> None:
+        self.model = model
+        self.requests: list[dict] = []
+        self.verdict = {"relation": "supersedes", "confidence": 0.95, "rationale": "newer value"}
+        self.fail_next = 0  # answer this many requests with 503 first
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 - the http.server API
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
+                if server.fail_next:
+                    server.fail_next -= 1
+                    return self._send(503, {"error": "overloaded"})
+                problem = server.check(self.path, body)
+                if problem:
+                    return self._send(400, {"error": problem})
+                count = len(json.loads(body["messages"][-1]["content"]))
+                content = json.dumps({"verdicts": [server.verdict] * count})
+                self._send(200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]})
+
+            def _send(self, status: int, payload: dict) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def check(self, path: str, body: dict) -> str | None:
+        if path != "/v1/chat/completions":
+            return f"unknown path {path}"
+        if body.get("model") != self.model:
+            return f"unknown model {body.get('model')!r}"
+        response_format = body.get("response_format", {})
+        schema = response_format.get("json_schema", {}).get("schema", {})
+        if response_format.get("type") != "json_schema" or "verdicts" not in schema.get("properties", {}):
+            return "expected a json_schema response_format with verdicts"
+        if [m["role"] for m in body.get("messages", [])] != ["system", "user"]:
+            return "expected a system and a user message"
+        return None
+
+    def close(self) -> None:
+        self.httpd.shutdown()

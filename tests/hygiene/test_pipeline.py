@@ -1,0 +1,148 @@
+"""The hygiene pipeline end to end: real commits, a real Redis, a real RQ worker (burst), the embedded judge or
+the vLLM client against a local OpenAI-compatible test server."""
+import redis
+from django.core.management import call_command
+from rq import Queue
+
+from hygiene.models import Conflict, Review, Verdict
+from memory.models import Memory
+from tenants import rls
+from tests.conftest import build_tenant
+
+
+def remember(api, token, content, expect=201, **body):
+    response = api(token).post("/api/v1/memories", {"content": content, **body}, format="json")
+    assert response.status_code == expect, response.content
+    return response.json()["memory"]["id"]
+
+
+def state(tenant, model, **filters):
+    with rls.tenant_scope(tenant.scope):
+        return list(model.objects.filter(**filters))
+
+
+def memory(tenant, memory_id) -> Memory:
+    with rls.tenant_scope(tenant.scope):
+        return Memory.objects.get(pk=memory_id)
+
+
+def test_a_clear_replacement_is_retired_by_the_judge(api, work, fake_vllm):
+    acme = build_tenant("acme")
+    old = remember(api, acme.member_token, "Production deploys for web happen Mondays at 10:00 UTC.")
+    new = remember(api, acme.member_token, "Web production deploys moved to Thursdays at 15:00 UTC.")
+    work()
+    retired = memory(acme, old)
+    assert retired.status == "superseded" and retired.superseded_by_id == new
+    assert "vllm:test-judge judged supersedes (0.95)" in retired.invalidated_reason
+    (verdict,) = state(acme, Verdict, memory_id=new)
+    assert (verdict.other_id, verdict.decision, verdict.prompt_version) == (old, "auto_retired", "judge-v1")
+    assert state(acme, Review, memory_id=new)[0].state == "done"
+    history = api(acme.member_token).get(f"/api/v1/memories/{new}/history").json()["chain"]
+    assert [m["id"] for m in history] == [old, new]
+
+
+def test_an_uncertain_verdict_becomes_a_conflict_for_a_human(api, work, fake_vllm):
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.7, "rationale": "maybe newer"}
+    acme = build_tenant("acme")
+    old = remember(api, acme.member_token, "Checkout is owned by Dana.")
+    new = remember(api, acme.member_token, "Ivan owns checkout.")
+    work()
+    assert memory(acme, old).status == "live"
+    (conflict,) = state(acme, Conflict)
+    assert (conflict.a_id, conflict.b_id, conflict.relation, conflict.status) == (old, new, "supersedes", "open")
+    listed = api(acme.member_token).get("/api/v1/conflicts?status=open").json()["results"]
+    assert [(c["a"], c["b"], c["confidence"], c["judge"]) for c in listed] == [(old, new, 0.7, "vllm:test-judge")]
+    both = api(acme.member_token).post("/api/v1/recall", {"query": "Who owns checkout?", "k": 1}, format="json").json()
+    assert {r["memory"]["id"] for r in both["results"]} == {old, new}
+    assert all("in_conflict" in r["flags"] for r in both["results"])
+
+
+def test_a_declared_pair_is_never_judged(api, work, fake_vllm):
+    acme = build_tenant("acme")
+    old = remember(api, acme.member_token, "Search runs Elasticsearch 7.")
+    new = remember(api, acme.member_token, "Search runs Elasticsearch 8.", links=[{"type": "supersedes", "dst": old}])
+    work()
+    assert state(acme, Review, memory_id=new) == [] and fake_vllm.requests == []
+    assert state(acme, Conflict) == []
+
+
+def test_a_linked_pair_is_not_judged_again(api, work, fake_vllm):
+    acme = build_tenant("acme")
+    old = remember(api, acme.member_token, "Search indexes rebuild nightly at 01:00.")
+    remember(api, acme.member_token, "Search indexes rebuild nightly at 03:00 now.",
+             links=[{"type": "relates_to", "dst": old}])
+    work()
+    assert fake_vllm.requests == [] and state(acme, Verdict) == []
+
+
+def test_a_watcher_never_retires_an_authoritative_memory(api, work, fake_vllm):
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.99, "rationale": "sure"}
+    acme = build_tenant("acme")
+    old = remember(api, acme.member_token, "The VPN gateway is vpn1.acme.test.")
+    watcher = api(acme.member_token).post("/api/v1/tokens", {"name": "w", "writer": "watcher", "project": "web"},
+                                          format="json").json()["token"]
+    remember(api, watcher, "The VPN gateway is now vpn2.acme.test.")
+    work()
+    assert memory(acme, old).status == "live"
+    assert [c.relation for c in state(acme, Conflict)] == ["supersedes"]
+
+
+def test_running_a_review_again_changes_nothing(api, work, fake_vllm):
+    fake_vllm.verdict = {"relation": "contradicts", "confidence": 0.8, "rationale": "disagree"}
+    acme = build_tenant("acme")
+    remember(api, acme.member_token, "Backups are kept for 30 days.")
+    new = remember(api, acme.member_token, "Backups are kept for 14 days.")
+    work()
+    (review,) = state(acme, Review, memory_id=new)
+    calls = len(fake_vllm.requests)
+    # As if a worker died after its work and the job ran again: same review, pending once more.
+    with rls.tenant_scope(acme.scope):
+        Review.objects.filter(pk=review.id).update(state="pending")
+    from hygiene.outbox import review_enqueue
+
+    review_enqueue(review_id=review.id, org_id=acme.org.id, user_id=acme.member.id)
+    work()
+    assert len(state(acme, Conflict)) == 1 and len(state(acme, Verdict)) == 1
+    assert len(fake_vllm.requests) == calls  # the pair already has a verdict: no second judge call
+    assert state(acme, Review, memory_id=new)[0].state == "done"
+
+
+def test_a_queue_outage_at_commit_loses_nothing(api, work, queue, monkeypatch, fake_vllm):
+    acme = build_tenant("acme")
+    remember(api, acme.member_token, "Grafana lives at grafana.acme.test.")
+    dead = Queue("default", connection=redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2))
+    monkeypatch.setattr("hygiene.outbox.review_queue", lambda: dead)
+    new = remember(api, acme.member_token, "Grafana moved to metrics.acme.test.")  # the write still succeeds
+    assert [r.state for r in state(acme, Review, memory_id=new)] == ["pending"]
+    monkeypatch.undo()  # Redis is back
+    call_command("hygiene_flush", "--older-than", "0")
+    work()
+    assert [r.state for r in state(acme, Review, memory_id=new)] == ["done"]
+    assert len(state(acme, Verdict, memory_id=new)) == 1
+
+
+def test_a_judge_outage_is_retried_then_marked_and_can_be_rerun(api, work, settings, fake_vllm):
+    settings.JUDGE_RETRY_INTERVALS = [0, 0]
+    fake_vllm.fail_next = 9  # 3 job attempts x 3 client attempts: every try fails
+    acme = build_tenant("acme")
+    remember(api, acme.member_token, "Sentry DSN rotates quarterly.")
+    new = remember(api, acme.member_token, "Sentry DSN now rotates monthly.")
+    work()
+    (review,) = state(acme, Review, memory_id=new)
+    assert (review.state, review.attempts) == ("unavailable", 3) and "503" in review.last_error
+    assert len(fake_vllm.requests) == 9
+    call_command("hygiene_rerun")  # the judge is back
+    work()
+    assert state(acme, Review, memory_id=new)[0].state == "done"
+    assert len(state(acme, Verdict, memory_id=new)) == 1
+
+
+def test_the_embedded_judge_reviews_writes_too(api, work):
+    acme = build_tenant("acme")
+    old = remember(api, acme.member_token, "The staging database is refreshed every Sunday night.")
+    new = remember(api, acme.member_token, "Staging's database gets refreshed every Sunday night.")
+    work()
+    (verdict,) = state(acme, Verdict, memory_id=new)
+    assert verdict.judge.startswith("local:") and verdict.other_id == old
+    assert verdict.relation in {"duplicate", "supersedes", "complementary", "contradicts", "unrelated"}
+    assert 0 <= verdict.confidence <= 1
