@@ -85,6 +85,8 @@ def run() -> int:
         token = _demo_token()
         port = os.environ.get("PORT", "8000")
         children.append(subprocess.Popen([*MANAGE, "rqworker", "default"], start_new_session=True))
+        # The outbox: reviews recorded while Redis was unreachable are queued once it answers again.
+        children.append(subprocess.Popen([*MANAGE, "hygiene_flush", "--every", "30"], start_new_session=True))
         children.append(
             subprocess.Popen([*MANAGE, "runserver", f"127.0.0.1:{port}", "--noreload"], start_new_session=True)
         )

@@ -50,7 +50,7 @@ def test_without_identity_the_app_role_sees_no_tenant_rows(acme, globex, remembe
 
 
 def _fill_every_table(tenant, remember) -> None:
-    from hygiene.models import Conflict
+    from hygiene.models import Conflict, Verdict
     from memory.models import Check
 
     first = remember(tenant.member_token, f"{tenant.org.slug} deploys on Monday")["memory"]["id"]
@@ -61,6 +61,8 @@ def _fill_every_table(tenant, remember) -> None:
     with rls.tenant_scope(tenant.scope):
         Check.objects.create(org=tenant.org, memory_id=second, outcome="fail", detail="no deploy happened")
         Conflict.objects.create(org=tenant.org, a_id=second, b_id=third, relation="contradicts")
+        Verdict.objects.create(org=tenant.org, memory_id=third, other_id=second, relation="contradicts",
+                               confidence=0.6, judge="local", prompt_version="judge-v1", latency_ms=1, decision="conflict")
 
 
 def test_with_identity_a_raw_queries_never_return_bs_rows(acme, globex, remember):
