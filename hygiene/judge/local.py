@@ -27,6 +27,15 @@ SCOPE_WORDS = {
     "backend", "p50", "p95", "p99", "free", "pro", "enterprise", "primary", "replica", "sandbox", "live",
 }
 LOOP_KINDS = {"task", "open-question"}
+# Words whose swap flips a fact while barely moving the embedding ("enabled" vs "disabled" scores 0.9+).
+OPPOSITES = [("enabled", "disabled"), ("on", "off"), ("allowed", "blocked"), ("allowed", "forbidden"),
+             ("required", "optional"), ("public", "private"), ("open", "closed"), ("true", "false"),
+             ("up", "down"), ("increase", "decrease"), ("include", "exclude"), ("sync", "async"), ("before", "after")]
+
+
+def _opposed(a: str, b: str) -> bool:
+    words_a, words_b = set(re.findall(r"[a-z]+", a.lower())), set(re.findall(r"[a-z]+", b.lower()))
+    return any((x in words_a and y in words_b) or (y in words_a and x in words_b) for x, y in OPPOSITES)
 
 
 def _scope_words(text: str) -> set[str]:
@@ -35,8 +44,8 @@ def _scope_words(text: str) -> set[str]:
 
 def classify(pair: Pair, similarity: float) -> Verdict:
     cue = bool(UPDATE_CUES.search(pair.newer))
-    same_values = same_signals(pair.older, pair.newer)
-    values_changed = signal_tokens(pair.older) != signal_tokens(pair.newer)
+    same_values = same_signals(pair.older, pair.newer) and not _opposed(pair.older, pair.newer)
+    values_changed = signal_tokens(pair.older) != signal_tokens(pair.newer) or _opposed(pair.older, pair.newer)
     scopes_a, scopes_b = _scope_words(pair.older), _scope_words(pair.newer)
     other_scope = bool(scopes_a and scopes_b and scopes_a != scopes_b)
 

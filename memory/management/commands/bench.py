@@ -11,10 +11,11 @@ RESULTS_DIR = Path(settings.BASE_DIR) / "bench-results"
 
 
 class Command(BaseCommand):
-    help = "Run a benchmark: remember (write latency), retrieval (quality on the eval set), recall (read latency)."
+    help = ("Run a benchmark: remember (write latency), retrieval (quality on the eval set), recall (read latency), "
+            "judge (the hygiene judge on labeled pairs).")
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("which", choices=["remember", "retrieval", "recall"])
+        parser.add_argument("which", choices=["remember", "retrieval", "recall", "judge"])
         parser.add_argument("--n", type=int, default=10_000, help="number of writes (remember)")
         parser.add_argument("--memories", type=int, default=100_000, help="memories in the big tenant (recall)")
         parser.add_argument("--queries", type=int, default=200, help="queries per filter and tenant (recall)")
@@ -57,6 +58,14 @@ class Command(BaseCommand):
                 f"{max(report['explain'], key=int)} memories:")
             for line in report["explain"][max(report["explain"], key=int)].splitlines():
                 say(f"    {line}")
+        if which == "judge":
+            from hygiene.bench import evaluate as evaluate_judge
+            from hygiene.bench import format_report
+
+            say("bench judge: the configured judge on tests/eval/judge_pairs.json")
+            report = evaluate_judge()
+            for line in format_report(report):
+                say(line)
         report = {
             "benchmark": which,
             "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
