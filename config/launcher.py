@@ -84,7 +84,11 @@ def run() -> int:
         subprocess.run([*MANAGE, "embeddings"], check=True)
         token = _demo_token()
         port = os.environ.get("PORT", "8000")
-        children.append(subprocess.Popen([*MANAGE, "rqworker", "default"], start_new_session=True))
+        # SimpleWorker runs jobs in the worker process itself, so the embedding model of the embedded judge is
+        # loaded once, not in a fresh fork for every job.
+        children.append(subprocess.Popen(
+            [*MANAGE, "rqworker", "default", "--worker-class", "rq.SimpleWorker"], start_new_session=True
+        ))
         # The outbox: reviews recorded while Redis was unreachable are queued once it answers again.
         children.append(subprocess.Popen([*MANAGE, "hygiene_flush", "--every", "30"], start_new_session=True))
         children.append(

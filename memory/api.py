@@ -1,7 +1,6 @@
 """Memory endpoints of API.md: remember, read (detail, history, feed), forget, restore, links."""
 import json
 
-from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
-from django.db import connection, transaction
+from django.db import connection
 from django.utils import timezone
 
 from config.errors import Conflict, Forbidden, Invalid, NotFound

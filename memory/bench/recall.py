@@ -20,7 +20,7 @@ from memory.models import Memory
 from memory.normalize import content_hash
 from tenants import rls
 from tenants.auth import load_principal
-from tenants.models import Membership, Organization
+from tenants.models import Membership
 from tenants.services import org_bootstrap, project_member_add, user_add
 
 QUESTIONS = [
