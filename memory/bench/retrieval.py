@@ -65,6 +65,23 @@ def load(dataset: dict, principals: dict, say: Callable[[str], None]) -> dict[st
     return ids
 
 
+def review_all(ids: dict[str, str], principals: dict, say: Callable[[str], None]) -> dict[str, int]:
+    """Run the hygiene review of every undeclared write now, in order, as the worker would (configured judge)."""
+    from hygiene.models import Review
+    from hygiene.services import review_run
+
+    outcomes: dict[str, int] = defaultdict(int)
+    for principal in principals.values():
+        with rls.tenant_scope(principal.scope):
+            reviews = list(Review.objects.filter(memory__owner_id=principal.user.id).order_by("id")
+                           .values_list("id", flat=True))
+        for review_id in reviews:
+            for outcome in review_run(review_id=review_id, scope=principal.scope).split(","):
+                outcomes[outcome] += 1
+    say(f"  hygiene reviews: {dict(outcomes)}")
+    return dict(outcomes)
+
+
 def _ndcg_at_5(ranked: list[str], answers: set[str]) -> float:
     dcg = sum(1 / math.log2(rank + 1) for rank, memory_id in enumerate(ranked[:5], start=1) if memory_id in answers)
     ideal = sum(1 / math.log2(rank + 1) for rank in range(1, min(len(answers), 5) + 1))
@@ -75,6 +92,7 @@ def evaluate(*, say: Callable[[str], None] = print, dataset_path: Path = DATASET
     dataset = json.loads(dataset_path.read_text())
     principals = _principals(dataset)
     ids = load(dataset, principals, say)
+    hygiene = review_all(ids, principals, say)
     per_type: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     latencies, misses = [], []
     for query in dataset["queries"]:
@@ -105,6 +123,7 @@ def evaluate(*, say: Callable[[str], None] = print, dataset_path: Path = DATASET
     ms = np.array(latencies) * 1000
     return {
         "memories": len(dataset["memories"]),
+        "hygiene": hygiene,
         "queries": len(dataset["queries"]),
         "table": table,
         "latency_ms": {"p50": round(float(np.percentile(ms, 50)), 2), "p95": round(float(np.percentile(ms, 95)), 2)},

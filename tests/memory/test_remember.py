@@ -152,11 +152,16 @@ def test_superseding_a_loop_closes_it(remember, api, acme, kind):
 
 
 def test_only_undeclared_writes_are_queued_for_review(remember, acme, django_capture_on_commit_callbacks):
+    from hygiene.models import Review
+    from tenants import rls
+
     queue = django_rq.get_queue("default")
     queue.empty()
     with django_capture_on_commit_callbacks(execute=True):
         old = remember(acme.member_token, "Logs are kept for 30 days.")["memory"]
-    assert [job.args for job in queue.get_jobs()] == [(old["id"],)]
+    with rls.tenant_scope(acme.scope):
+        review = Review.objects.get(memory_id=old["id"])
+    assert [job.args for job in queue.get_jobs()] == [(review.id,)]
     with django_capture_on_commit_callbacks(execute=True):
         remember(acme.member_token, "Logs are kept for 90 days.", links=supersedes(old["id"]))
         remember(acme.member_token, "Logs are kept for 90 days.", expect=200)  # absorbed: nothing new to review
@@ -168,7 +173,7 @@ def test_a_queue_outage_never_fails_the_write(remember, acme, monkeypatch, djang
     from rq import Queue
 
     dead = Queue("default", connection=redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2))
-    monkeypatch.setattr("hygiene.services.review_queue", lambda: dead)
+    monkeypatch.setattr("hygiene.outbox.review_queue", lambda: dead)
     with django_capture_on_commit_callbacks(execute=True):
         body = remember(acme.member_token, "Written while Redis is down.")
     assert body["created"] is True
