@@ -124,11 +124,12 @@ def _text_channel(text: str, where: str, params: list) -> tuple[list[str], str]:
         terms = cursor.fetchone()[0]
         if not terms:
             return [], ""
+        # The query goes in as a constant, not a function call, so the planner sees its selectivity and uses the
+        # GIN index (with the call in FROM it scanned the whole tenant: 73 ms instead of a few at 100k memories).
         cursor.execute(
-            f"SELECT id FROM memory_memory, websearch_to_tsquery('english', %s) query"
-            f" WHERE search @@ query AND {where}"
-            f" ORDER BY ts_rank_cd(search, query) DESC, created_at DESC LIMIT {CHANNEL_DEPTH}",
-            [text, *params],
+            f"SELECT id FROM memory_memory WHERE search @@ %s::tsquery AND {where}"
+            f" ORDER BY ts_rank_cd(search, %s::tsquery) DESC, created_at DESC LIMIT {CHANNEL_DEPTH}",
+            [terms, *params, terms],
         )
         return [row[0] for row in cursor.fetchall()], terms
 
