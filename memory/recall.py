@@ -21,7 +21,6 @@ from config.errors import NotFound
 from hygiene.models import Conflict
 from memory.embeddings import embed_one
 from memory.models import Check, Link, Memory
-from memory.selectors import EXACT_SEARCH_BELOW
 from tenants import rls
 from tenants.auth import Principal
 from tenants.models import Project
@@ -98,27 +97,19 @@ def _filters(q: RecallQuery, project: Project | None, *, statuses: list[str] | N
     return " AND ".join(where), params
 
 
-def _vector_channel(vector: np.ndarray, where: str, params: list) -> tuple[list[tuple[str, float]], str]:
-    literal = VectorField().get_prep_value(vector)
+def _vector_channel(vector: np.ndarray, where: str, params: list) -> list[tuple[str, float]]:
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT count(*) FROM (SELECT 1 FROM memory_memory WHERE {where} LIMIT {EXACT_SEARCH_BELOW + 1}) c", params
-        )
-        if cursor.fetchone()[0] <= EXACT_SEARCH_BELOW:
-            # Few candidates: an exact scan ("+ 0" keeps the planner off the shared HNSW index) is faster and exact.
-            method, order = "exact scan (few candidates)", "(embedding <=> %s::vector) + 0"
-        else:
-            # Filtered HNSW scans stop after ef_search candidates and silently return fewer rows; iterative scans
-            # continue until LIMIT rows pass the filters (and RLS). relaxed_order: we re-rank by fusion anyway.
-            cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = 100")
-            method, order = "HNSW index, iterative scan", "embedding <=> %s::vector"
+        # Filtered HNSW scans stop after ef_search candidates and silently return fewer rows; iterative scans
+        # continue until LIMIT rows pass the filters (and RLS). relaxed_order: we re-rank by fusion anyway.
+        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = 100")
+        literal = VectorField().get_prep_value(vector)
         cursor.execute(
             f"SELECT id, embedding <=> %s::vector AS distance FROM memory_memory WHERE {where}"
-            f" ORDER BY {order} LIMIT {CHANNEL_DEPTH}",
+            f" ORDER BY embedding <=> %s::vector LIMIT {CHANNEL_DEPTH}",
             [literal, *params, literal],
         )
         rows = cursor.fetchall()
-    return sorted(rows, key=lambda row: row[1]), method
+    return sorted(rows, key=lambda row: row[1])
 
 
 def _text_channel(text: str, where: str, params: list) -> tuple[list[str], str]:
@@ -211,7 +202,7 @@ def memory_recall(*, principal: Principal, q: RecallQuery) -> RecallResult:
     with rls.tenant_scope(principal.scope):
         project = _project(principal, q.project)
         where, params = _filters(q, project, statuses=None if _searches_history(q) or q.include_history else ["live"])
-        vector_rows, vector_method = _vector_channel(vector, where, params)
+        vector_rows = _vector_channel(vector, where, params)
         text_ids, terms = _text_channel(q.query, where, params)
         via: dict[str, str] = {}
         if _searches_history(q):
@@ -240,7 +231,7 @@ def memory_recall(*, principal: Principal, q: RecallQuery) -> RecallResult:
             "visibility": "row-level security: your personal memories and your projects' memories",
         },
         "channels": {
-            "vector": {"candidates": len(vector_rows), "method": f"pgvector cosine: {vector_method}"},
+            "vector": {"candidates": len(vector_rows), "method": "pgvector HNSW cosine, iterative scan"},
             "text": {"candidates": len(text_ids), "tsquery": terms},
         },
         "fusion": f"reciprocal rank fusion: {VECTOR_WEIGHT}/({RRF_K}+vector_rank) + {TEXT_WEIGHT}/({RRF_K}+text_rank)",

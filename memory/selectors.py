@@ -15,10 +15,6 @@ from tenants.models import Project, User
 
 SIMILAR_LIMIT = 10
 PREVIEW_CHARS = 200
-# Below this many candidates an exact scan beats the HNSW index: the index is shared by every tenant, and a small
-# candidate set forces its filtered scan through thousands of other tenants' rows (20 ms+ in a 150k-row store,
-# against ~1-2 ms exact).
-EXACT_SEARCH_BELOW = 5000
 
 
 def _approximate_search() -> None:
@@ -35,8 +31,8 @@ def nearest_in(memories: QuerySet[Memory], vector: np.ndarray) -> Memory | None:
 def similar_existing(*, owner: User, project: Project | None, vector: np.ndarray, exclude_id: str) -> list[dict]:
     """The caller's own live memories nearest to a write: personal ones plus the project written into.
 
-    Ranked by distance, at most ten, no similarity window. Exactly min(10, candidates): small candidate sets are
-    scanned exactly; large ones through the HNSW index, and exactly if the index scan comes back short.
+    Ranked by distance, at most ten, no similarity window. Exactly min(10, candidates): if the approximate index
+    scan comes back short, an exact scan of the (then few) candidates decides.
     """
     place = Q(scope=Memory.Scope.PERSONAL)
     if project is not None:
@@ -47,16 +43,12 @@ def similar_existing(*, owner: User, project: Project | None, vector: np.ndarray
         .only("id", "kind", "scope", "project", "content", "created_at")
         .select_related("project")
     )
-    # "+ 0" keeps the planner off the HNSW index: an exact scan of the candidates, found by the btree index.
-    exact = candidates.annotate(distance=CosineDistance("embedding", vector)).order_by(F("distance") + 0.0)
-    if candidates[: EXACT_SEARCH_BELOW + 1].count() <= EXACT_SEARCH_BELOW:
+    _approximate_search()
+    found = list(candidates.annotate(distance=CosineDistance("embedding", vector)).order_by("distance")[:SIMILAR_LIMIT])
+    if len(found) < SIMILAR_LIMIT:
+        # "+ 0" keeps the planner off the HNSW index: an exact scan of the candidates, found by the btree index.
+        exact = candidates.annotate(distance=CosineDistance("embedding", vector)).order_by(F("distance") + 0.0)
         found = list(exact[:SIMILAR_LIMIT])
-    else:
-        _approximate_search()
-        approximate = candidates.annotate(distance=CosineDistance("embedding", vector)).order_by("distance")
-        found = list(approximate[:SIMILAR_LIMIT])
-        if len(found) < SIMILAR_LIMIT:  # the index scan came back short: exact decides
-            found = list(exact[:SIMILAR_LIMIT])
     now = timezone.now()
     return [
         {
