@@ -34,7 +34,11 @@ class Services:
             postgres = EmbeddedPostgres(settings.DATA_DIR, settings.EMBEDDED_PG_PORT)
             if postgres.start():
                 self.started.append(postgres)
-            postgres.provision(settings.DATABASE_URL, settings.DATABASE_OWNER_URL)
+            if postgres.is_ours():
+                postgres.provision(settings.DATABASE_URL, settings.DATABASE_OWNER_URL)
+            else:
+                say(f"the Postgres on port {settings.EMBEDDED_PG_PORT} runs from another checkout's data directory: "
+                    "using it as it is (set ZM_PG_PORT for a separate one)")
         if "REDIS_URL" in os.environ:
             say("REDIS_URL is set: using that Redis")
         else:

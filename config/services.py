@@ -108,6 +108,10 @@ class EmbeddedPostgres:
             host=str(self.socket_dir), port=self.port, user="postgres", dbname=dbname, autocommit=True
         )
 
+    def is_ours(self) -> bool:
+        """Whether the server on our port runs from this data directory (its socket is in our socket dir)."""
+        return (self.socket_dir / f".s.PGSQL.{self.port}").exists()
+
     def provision(self, app_url: str, owner_url: str) -> None:
         """Create the two roles, the database and the vector extension; safe to repeat.
 
