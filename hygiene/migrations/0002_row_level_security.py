@@ -3,15 +3,7 @@ from django.db import migrations
 
 from tenants.migrations import _rls
 
-POLICY = """
-CREATE POLICY conflict_visible ON hygiene_conflict
-  USING (org_id = zm_current_org()
-         AND EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = a_id)
-         AND EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = b_id))
-  WITH CHECK (org_id = zm_current_org()
-         AND EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = a_id)
-         AND EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = b_id));
-"""
+POLICY = _rls.follows_memories("conflict_visible", "hygiene_conflict", "a_id", "b_id")
 
 
 class Migration(migrations.Migration):

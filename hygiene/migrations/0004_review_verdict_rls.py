@@ -3,18 +3,10 @@ from django.db import migrations
 
 from tenants.migrations import _rls
 
-POLICIES = """
-CREATE POLICY review_visible ON hygiene_review
-  USING (org_id = zm_current_org() AND EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = memory_id))
-  WITH CHECK (org_id = zm_current_org() AND EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = memory_id));
-CREATE POLICY verdict_visible ON hygiene_verdict
-  USING (org_id = zm_current_org()
-         AND EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = memory_id)
-         AND EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = other_id))
-  WITH CHECK (org_id = zm_current_org()
-         AND EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = memory_id)
-         AND EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = other_id));
-"""
+POLICIES = "\n".join([
+    _rls.follows_memories("review_visible", "hygiene_review", "memory_id"),
+    _rls.follows_memories("verdict_visible", "hygiene_verdict", "memory_id", "other_id"),
+])
 
 
 class Migration(migrations.Migration):

@@ -17,17 +17,8 @@ MEMORY_VISIBLE = """
 POLICIES = f"""
 CREATE POLICY memory_visible ON memory_memory USING ({MEMORY_VISIBLE}) WITH CHECK ({MEMORY_VISIBLE});
 
-CREATE POLICY link_visible ON memory_link
-  USING (org_id = zm_current_org()
-         AND EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = src_id)
-         AND EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = dst_id))
-  WITH CHECK (org_id = zm_current_org()
-         AND EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = src_id)
-         AND EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = dst_id));
-
-CREATE POLICY event_visible ON memory_event
-  USING (org_id = zm_current_org() AND EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = memory_id))
-  WITH CHECK (org_id = zm_current_org() AND EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = memory_id));
+{_rls.follows_memories("link_visible", "memory_link", "src_id", "dst_id")}
+{_rls.follows_memories("event_visible", "memory_event", "memory_id")}
 """
 
 # Declared supersedes must tell "someone else's memory" (403, nothing stored) from "no such memory" (skipped).

@@ -3,11 +3,7 @@ from django.db import migrations
 
 from tenants.migrations import _rls
 
-CHECK_POLICY = """
-CREATE POLICY check_visible ON memory_check
-  USING (org_id = zm_current_org() AND EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = memory_id))
-  WITH CHECK (org_id = zm_current_org() AND EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = memory_id));
-"""
+CHECK_POLICY = _rls.follows_memories("check_visible", "memory_check", "memory_id")
 
 # 'english' stems words ("deploys" ~ "deploy") and drops stop words; numbers and identifiers stay as tokens.
 FULL_TEXT = """

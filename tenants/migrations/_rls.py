@@ -6,3 +6,12 @@ def enable_rls(tables: list[str]) -> str:
     return "\n".join(
         f"ALTER TABLE {t} ENABLE ROW LEVEL SECURITY; ALTER TABLE {t} FORCE ROW LEVEL SECURITY;" for t in tables
     )
+
+
+def follows_memories(policy: str, table: str, *columns: str) -> str:
+    """A policy for rows that belong to memories: visible (and writable) when every one of them is visible."""
+    condition = " AND ".join(
+        ["org_id = zm_current_org()"]
+        + [f"EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = {column})" for column in columns]
+    )
+    return f"CREATE POLICY {policy} ON {table} USING ({condition}) WITH CHECK ({condition});"
