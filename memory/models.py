@@ -152,6 +152,8 @@ class Event(models.Model):
         LINKED = "linked"
         LOOP_CLOSED = "loop_closed"
         LOOP_REOPENED = "loop_reopened"
+        CHECKED = "checked"
+        SOURCE_VERSION = "source_version"
 
     org = models.ForeignKey(Organization, on_delete=models.PROTECT)
     memory = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="events")

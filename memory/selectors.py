@@ -141,3 +141,28 @@ def memory_feed(
     page = list(memories.order_by("-created_at", "-id")[: limit + 1])
     next_cursor = _encode_cursor(page[limit - 1]) if len(page) > limit else None
     return page[:limit], next_cursor
+
+
+def memory_checks(*, memory: Memory) -> list:
+    from memory.models import Check
+
+    return list(Check.objects.filter(memory=memory).order_by("created_at", "id"))
+
+
+def loop_list(*, user: User, state: str, project_slug: str | None) -> list[Memory]:
+    """Tasks and open questions, newest first. Closed ones carry `closed_by`, the memory that closed them."""
+    loops = _with_relations(Memory.objects.filter(kind__in=Memory.LOOP_KINDS, loop=state))
+    if state == "open":
+        loops = loops.filter(status=Memory.Status.LIVE)
+    if project_slug:
+        project = Project.objects.filter(slug=project_slug, members__user_id=user.id).first()
+        if project is None:
+            raise NotFound("not_found", "No such project.", {"project": project_slug})
+        loops = loops.filter(project=project)
+    return list(loops.order_by("-created_at", "-id")[:200])
+
+
+def memory_conflicts(*, memory: Memory) -> list:
+    from hygiene.models import Conflict
+
+    return list(Conflict.objects.filter(Q(a=memory) | Q(b=memory)).order_by("created_at", "id"))

@@ -15,7 +15,7 @@ from config.errors import Conflict, Forbidden, Invalid, NotFound
 from hygiene.outbox import review_record
 from memory import selectors
 from memory.embeddings import embed_one
-from memory.models import Event, Link, Memory
+from memory.models import Check, Event, Link, Memory
 from memory.normalize import content_hash, normalize, same_signals
 from tenants import rls
 from tenants.auth import Principal
@@ -293,3 +293,32 @@ def memory_link(*, principal: Principal, src: str, dst: str, type: str, reason: 
         if src not in found or dst not in found:
             raise NotFound("not_found", "No such memory.")
         return _link_create(src=found[src], dst=found[dst], type=type, reason=reason, principal=principal)
+
+
+def memory_check_record(
+    *, principal: Principal, memory_id: str, outcome: str, detail: str, corrected_by: str | None = None
+) -> Check:
+    """Someone tried a memory. A failed check that names its correction retires the memory (provenance `check`)."""
+    if corrected_by and outcome != Check.Outcome.FAIL:
+        raise Invalid("invalid", "corrected_by: only a failed check names a correction.",
+                      {"fields": {"corrected_by": ["Only with outcome 'fail'."]}})
+    if corrected_by == memory_id:
+        raise Invalid("invalid", "corrected_by: a memory cannot correct itself.",
+                      {"fields": {"corrected_by": ["Same as the checked memory."]}})
+    if corrected_by and principal.writer == ApiToken.Writer.WATCHER:
+        raise Forbidden("supersede_forbidden", "Watcher tokens cannot retire memories.")
+    with rls.tenant_scope(principal.scope):
+        locked = {m.id: m for m in Memory.objects.select_for_update().filter(
+            pk__in=sorted({memory_id, corrected_by} - {None}))}
+        memory = locked.get(memory_id)
+        if memory is None or (corrected_by and corrected_by not in locked):
+            raise NotFound("not_found", "No such memory.")
+        check = Check.objects.create(
+            org_id=memory.org_id, memory=memory, outcome=outcome, detail=detail,
+            corrected_by=locked.get(corrected_by), created_by=principal.user,
+        )
+        _event(memory, Event.Action.CHECKED, principal, {"check": check.id, "outcome": outcome})
+        if corrected_by and memory.is_live:
+            memory_supersede(target=memory, successor=locked[corrected_by], reason=detail, principal=principal,
+                             origin="check")
+    return check

@@ -10,4 +10,8 @@ urlpatterns = [
     path("memories/<str:memory_id>/restore", api.RestoreView.as_view()),
     path("links", api.LinksView.as_view()),
     path("recall", api.RecallView.as_view()),
+    path("memories/<str:memory_id>/checks", api.ChecksView.as_view()),
+    path("sources", api.SourcesView.as_view()),
+    path("sources/<str:source_id>/versions", api.SourceVersionsView.as_view()),
+    path("loops", api.LoopsView.as_view()),
 ]
