@@ -135,6 +135,7 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {"MemoryKindEnum": "memory.models.Memory.Kind"},
 }
 
 LOGGING = {

@@ -216,3 +216,11 @@ def test_bootstrap_command_prints_one_json_line_with_a_working_token(api, db, ca
     again = json.loads(capsys.readouterr().out.strip())
     assert again["token"] != line["token"] and again["user_id"] == line["user_id"]
     assert api(again["token"]).get("/api/v1/me").json()["projects"] == ["qa", "tps"]
+
+
+def test_the_openapi_document_validates_without_warnings(db, tmp_path):
+    from django.core.management import call_command
+
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "schema.yaml"))
+    text = (tmp_path / "schema.yaml").read_text()
+    assert "/api/v1/recall:" in text and "/api/v1/conflicts/{conflict_id}/resolve:" in text

@@ -1,0 +1,74 @@
+"""Checks, sources and loops (seeds 003 and 004)."""
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+
+from memory import selectors, services, sources
+from memory.api.objects import MAX_CONTENT_CHARS, MEMORY_ID, CheckOutput, MemoryOutput
+from memory.models import Memory
+from tenants import rls
+from tenants.views import TenantAPIView
+
+
+class ChecksView(TenantAPIView):
+    atomic_request = False  # the service opens its own tenant_scope
+
+    class Input(serializers.Serializer):
+        outcome = serializers.ChoiceField(choices=["pass", "fail"])
+        detail = serializers.CharField(max_length=2000)
+        corrected_by = serializers.RegexField(MEMORY_ID, required=False, allow_null=True)
+
+    @extend_schema(operation_id="memory_check", request=Input, responses={201: CheckOutput})
+    def post(self, request, memory_id: str):
+        data = self.validated(self.Input)
+        check = services.memory_check_record(principal=self.principal, memory_id=memory_id, **data)
+        return Response({"check": CheckOutput(check).data}, status=status.HTTP_201_CREATED)
+
+
+class SourcesView(TenantAPIView):
+    atomic_request = False  # embeds first
+
+    class Input(serializers.Serializer):
+        source_id = serializers.CharField(max_length=500)
+        content = serializers.CharField(max_length=MAX_CONTENT_CHARS, trim_whitespace=False)
+        version = serializers.CharField(max_length=100, required=False, allow_null=True)
+        url = serializers.URLField(max_length=2000, required=False, allow_null=True)
+        kind = serializers.ChoiceField(choices=Memory.Kind.choices, default=Memory.Kind.FACT)
+        project = serializers.SlugField(required=False, allow_null=True)
+
+    class Output(serializers.Serializer):
+        memory = MemoryOutput()
+        created = serializers.BooleanField()
+        superseded = serializers.CharField(allow_null=True)
+
+    @extend_schema(operation_id="source_put", request=Input, responses={201: Output, 200: Output})
+    def post(self, request):
+        data = self.validated(self.Input)
+        result = sources.source_put(
+            principal=self.principal, source_id=data["source_id"], content=data["content"],
+            version=data.get("version"), url=data.get("url"), kind=data["kind"], project_slug=data.get("project"),
+        )
+        with rls.tenant_scope(self.principal.scope):
+            memory = selectors.memory_get(memory_id=result.memory.id)
+        body = {"memory": MemoryOutput(memory).data, "created": result.created, "superseded": result.superseded}
+        return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+
+
+class SourceVersionsView(TenantAPIView):
+    @extend_schema(operation_id="source_versions", responses=MemoryOutput(many=True))
+    def get(self, request, source_id: str):
+        return Response({"results": MemoryOutput(sources.source_versions(source_id=source_id), many=True).data})
+
+
+class LoopsView(TenantAPIView):
+    class Query(serializers.Serializer):
+        project = serializers.SlugField(required=False)
+        state = serializers.ChoiceField(choices=["open", "closed"], default="open")
+
+    @extend_schema(operation_id="loops", parameters=[Query], responses=MemoryOutput(many=True))
+    def get(self, request):
+        query = self.Query(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        loops = selectors.loop_list(user=self.principal.user, state=query.validated_data["state"],
+                                    project_slug=query.validated_data.get("project"))
+        return Response({"results": MemoryOutput(loops, many=True).data})

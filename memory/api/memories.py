@@ -1,0 +1,202 @@
+"""Memory endpoints of API.md: remember, read (detail, history, feed), forget, restore, links."""
+import json
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+
+from config.errors import Invalid, TooLarge
+from memory import selectors, services
+from memory.api.objects import (
+    MAX_CONTENT_CHARS, MAX_METADATA_BYTES, MEMORY_ID, CheckOutput, EventOutput, LinkInput, LinkOutput, MemoryOutput,
+)
+from memory.models import Link, Memory
+from tenants import rls
+from tenants.views import TenantAPIView
+
+
+class MemoriesView(TenantAPIView):
+    """POST: remember. GET: the feed."""
+
+    atomic_request = False  # remember embeds first, then opens its own transaction
+
+    class Input(serializers.Serializer):
+        content = serializers.CharField(trim_whitespace=False)
+        kind = serializers.ChoiceField(choices=Memory.Kind.choices, default=Memory.Kind.NOTE)
+        scope = serializers.ChoiceField(choices=Memory.Scope.choices, required=False, allow_null=True)
+        project = serializers.SlugField(required=False, allow_null=True)
+        links = LinkInput(many=True, required=False, default=list)
+        session_id = serializers.CharField(required=False, allow_null=True, max_length=200)
+        valid_from = serializers.DateTimeField(required=False, allow_null=True)
+        valid_until = serializers.DateTimeField(required=False, allow_null=True)
+        source = serializers.DictField(required=False, allow_null=True)
+        metadata = serializers.DictField(required=False, default=dict)
+
+        def validate(self, data: dict) -> dict:
+            if data.get("valid_from") and data.get("valid_until") and data["valid_until"] <= data["valid_from"]:
+                raise serializers.ValidationError({"valid_until": ["Must be later than valid_from."]})
+            return data
+
+    class Output(serializers.Serializer):
+        class Similar(serializers.Serializer):
+            id = serializers.CharField()
+            kind = serializers.CharField()
+            scope = serializers.CharField()
+            project = serializers.CharField(allow_null=True)
+            content_preview = serializers.CharField()
+            distance = serializers.FloatField()
+            age_seconds = serializers.IntegerField()
+
+        memory = MemoryOutput()
+        created = serializers.BooleanField()
+        dedup = serializers.CharField(allow_null=True)
+        absorbed_into = serializers.CharField(allow_null=True)
+        superseded = serializers.ListField(child=serializers.CharField())
+        skipped = serializers.ListField(child=serializers.DictField())
+        similar_existing = Similar(many=True, allow_null=True)
+        hint = serializers.CharField(allow_null=True)
+
+    class FeedOutput(serializers.Serializer):
+        results = MemoryOutput(many=True)
+        next_cursor = serializers.CharField(allow_null=True)
+
+    @extend_schema(operation_id="remember", request=Input, responses={201: Output, 200: Output})
+    def post(self, request):
+        body = request.data
+        # Size limits first, with their own status, before anything else looks at the body.
+        if isinstance(body, dict):
+            if isinstance(body.get("content"), str) and len(body["content"]) > MAX_CONTENT_CHARS:
+                raise TooLarge("content_too_large", f"content is longer than {MAX_CONTENT_CHARS} characters.",
+                               {"limit": MAX_CONTENT_CHARS, "length": len(body["content"])})
+            if isinstance(body.get("metadata"), dict) and len(json.dumps(body["metadata"])) > MAX_METADATA_BYTES:
+                raise TooLarge("metadata_too_large", "metadata is larger than 8 KB.", {"limit": MAX_METADATA_BYTES})
+        data = self.validated(self.Input)
+        supersedes = [link for link in data["links"] if link["type"] == Link.Type.SUPERSEDES]
+        if len(supersedes) > services.MAX_SUPERSEDES:
+            raise Invalid("too_many_supersedes", f"A write may supersede at most {services.MAX_SUPERSEDES} memories.",
+                          {"count": len(supersedes)})
+        result = services.memory_remember(
+            principal=self.principal,
+            content=data["content"],
+            kind=data["kind"],
+            scope=data.get("scope"),
+            project_slug=data.get("project"),
+            links=[services.LinkSpec(link["type"], link["dst"], link.get("reason")) for link in data["links"]],
+            session_id=data.get("session_id"),
+            valid_from=data.get("valid_from"),
+            valid_until=data.get("valid_until"),
+            source=data.get("source"),
+            metadata=data["metadata"],
+        )
+        with rls.tenant_scope(self.principal.scope):
+            memory = selectors.memory_get(memory_id=result.memory.id)
+        body = self.Output({**result.__dict__, "memory": memory}).data
+        return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+
+    class FeedInput(serializers.Serializer):
+        lifecycle = serializers.ChoiceField(choices=sorted(selectors.LIFECYCLES), default="live")
+        kind = serializers.ChoiceField(choices=Memory.Kind.choices, required=False)
+        project = serializers.SlugField(required=False)
+        scope = serializers.ChoiceField(choices=Memory.Scope.choices, required=False)
+        limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
+        cursor = serializers.CharField(required=False)
+
+    @extend_schema(operation_id="feed", parameters=[FeedInput], responses=FeedOutput)
+    def get(self, request):
+        query = self.FeedInput(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        params = query.validated_data
+        with rls.tenant_scope(self.principal.scope):
+            results, next_cursor = selectors.memory_feed(
+                user=self.principal.user, lifecycle=params["lifecycle"], kind=params.get("kind"),
+                project_slug=params.get("project"), scope=params.get("scope"), limit=params["limit"],
+                cursor=params.get("cursor"),
+            )
+            return Response({"results": MemoryOutput(results, many=True).data, "next_cursor": next_cursor})
+
+
+class MemoryDetailView(TenantAPIView):
+    class Output(serializers.Serializer):
+        memory = MemoryOutput()
+        chain = MemoryOutput(many=True)
+        links = LinkOutput(many=True)
+        events = EventOutput(many=True)
+        checks = serializers.ListField(child=serializers.DictField())
+        conflicts = serializers.ListField(child=serializers.DictField())
+
+
+    @extend_schema(operation_id="memory_detail", responses=Output)
+    def get(self, request, memory_id: str):
+        memory = selectors.memory_get(memory_id=memory_id)
+        return Response(self.Output({
+            "memory": memory,
+            "chain": selectors.memory_chain(memory=memory),
+            "links": selectors.memory_links(memory=memory),
+            "events": selectors.memory_events(memory=memory),
+            "checks": CheckOutput(selectors.memory_checks(memory=memory), many=True).data,
+            "conflicts": [
+                {"id": c.id, "a": c.a_id, "b": c.b_id, "relation": c.relation, "confidence": c.confidence,
+                 "judge": c.judge, "rationale": c.rationale, "status": c.status, "created_at": c.created_at}
+                for c in selectors.memory_conflicts(memory=memory)
+            ],
+        }).data)
+
+
+class MemoryHistoryView(TenantAPIView):
+    class Output(serializers.Serializer):
+        chain = MemoryOutput(many=True)
+
+    @extend_schema(operation_id="memory_history", responses=Output)
+    def get(self, request, memory_id: str):
+        memory = selectors.memory_get(memory_id=memory_id)
+        return Response({"chain": MemoryOutput(selectors.memory_chain(memory=memory), many=True).data})
+
+
+class MemoryOnlyOutput(serializers.Serializer):
+    memory = MemoryOutput()
+
+
+class ForgetView(TenantAPIView):
+    atomic_request = False
+
+    class Input(serializers.Serializer):
+        reason = serializers.CharField(required=False, allow_null=True, allow_blank=True, max_length=2000)
+
+    @extend_schema(operation_id="memory_forget", request=Input, responses=MemoryOnlyOutput)
+    def post(self, request, memory_id: str):
+        data = self.validated(self.Input)
+        services.memory_forget(principal=self.principal, memory_id=memory_id, reason=data.get("reason"))
+        return _memory_response(self.principal, memory_id)
+
+
+class RestoreView(TenantAPIView):
+    atomic_request = False
+
+    @extend_schema(operation_id="memory_restore", request=None, responses=MemoryOnlyOutput)
+    def post(self, request, memory_id: str):
+        services.memory_restore(principal=self.principal, memory_id=memory_id)
+        return _memory_response(self.principal, memory_id)
+
+
+def _memory_response(principal, memory_id: str) -> Response:
+    with rls.tenant_scope(principal.scope):
+        return Response({"memory": MemoryOutput(selectors.memory_get(memory_id=memory_id)).data})
+
+
+class LinksView(TenantAPIView):
+    atomic_request = False
+
+    class Input(serializers.Serializer):
+        src = serializers.RegexField(MEMORY_ID)
+        dst = serializers.RegexField(MEMORY_ID)
+        type = serializers.ChoiceField(choices=Link.Type.choices)
+        reason = serializers.CharField(required=False, allow_null=True, allow_blank=True, max_length=2000)
+
+    class Output(serializers.Serializer):
+        link = LinkOutput()
+
+    @extend_schema(operation_id="link_create", request=Input, responses={201: Output})
+    def post(self, request):
+        data = self.validated(self.Input)
+        link = services.memory_link(principal=self.principal, **data)
+        return Response({"link": LinkOutput(link).data}, status=status.HTTP_201_CREATED)

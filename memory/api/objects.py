@@ -1,0 +1,95 @@
+"""The shapes every memory endpoint shares: the memory object of API.md, links, events, checks, strict fields."""
+from rest_framework import serializers
+
+from memory.models import Link, Memory
+
+MAX_CONTENT_CHARS = 16000
+MAX_METADATA_BYTES = 8 * 1024
+MEMORY_ID = r"^mem_[0-9A-HJKMNP-TV-Z]{26}$"
+
+
+class MemoryOutput(serializers.Serializer):
+    """The memory object of API.md."""
+
+    id = serializers.CharField()
+    content = serializers.CharField()
+    kind = serializers.CharField()
+    scope = serializers.CharField()
+    project = serializers.CharField(source="project.slug", allow_null=True)
+    owner = serializers.SerializerMethodField()
+    status = serializers.CharField()
+    superseded_by = serializers.CharField(source="superseded_by_id", allow_null=True)
+    invalidated_at = serializers.DateTimeField(allow_null=True)
+    invalidated_reason = serializers.CharField(allow_null=True)
+    provenance = serializers.SerializerMethodField()
+    valid_from = serializers.DateTimeField(allow_null=True)
+    valid_until = serializers.DateTimeField(allow_null=True)
+    expired = serializers.BooleanField()
+    loop = serializers.CharField(allow_null=True)
+    closed_by = serializers.CharField(source="closed_by_id", allow_null=True)
+    source = serializers.JSONField(allow_null=True)
+    metadata = serializers.JSONField()
+    created_at = serializers.DateTimeField()
+
+    def get_owner(self, memory: Memory) -> dict:
+        return {"id": str(memory.owner_id), "email": memory.owner.email}
+
+    def get_provenance(self, memory: Memory) -> dict:
+        return {
+            "writer": memory.writer,
+            "authoritative": memory.authoritative,
+            "token": memory.token_id,
+            "session_id": memory.session_id,
+        }
+
+
+class LinkOutput(serializers.Serializer):
+    id = serializers.CharField()
+    src = serializers.CharField(source="src_id")
+    dst = serializers.CharField(source="dst_id")
+    type = serializers.CharField()
+    reason = serializers.CharField(allow_null=True)
+    retired_dst = serializers.BooleanField()
+    origin = serializers.CharField(allow_null=True)
+    created_by = serializers.CharField(source="created_by_id", allow_null=True)
+    created_at = serializers.DateTimeField()
+    undone_at = serializers.DateTimeField(allow_null=True)
+
+
+class EventOutput(serializers.Serializer):
+    action = serializers.CharField()
+    actor = serializers.CharField(source="actor_id", allow_null=True)
+    token = serializers.CharField(source="token_id", allow_null=True)
+    payload = serializers.JSONField()
+    created_at = serializers.DateTimeField()
+
+
+class LinkInput(serializers.Serializer):
+    type = serializers.ChoiceField(choices=Link.Type.choices)
+    dst = serializers.RegexField(MEMORY_ID, error_messages={"invalid": "Not a memory id (mem_ + 26-char ULID)."})
+    reason = serializers.CharField(required=False, allow_null=True, allow_blank=True, max_length=2000)
+
+
+class CheckOutput(serializers.Serializer):
+    id = serializers.CharField()
+    memory = serializers.CharField(source="memory_id")
+    outcome = serializers.CharField()
+    detail = serializers.CharField()
+    corrected_by = serializers.CharField(source="corrected_by_id", allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """An integer in the JSON, not a string or a float that looks like one."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data

@@ -1,0 +1,91 @@
+"""POST /api/v1/recall."""
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from memory import recall
+from memory.api.objects import (
+    MAX_CONTENT_CHARS, CheckOutput, MemoryOutput, StrictBooleanField, StrictIntegerField,
+)
+from memory.models import Memory
+from tenants.views import TenantAPIView
+
+
+class RecallView(TenantAPIView):
+    atomic_request = False  # recall embeds the query first, then reads in its own transaction
+
+    class Input(serializers.Serializer):
+        query = serializers.CharField(max_length=MAX_CONTENT_CHARS)
+        project = serializers.SlugField(required=False, allow_null=True)
+        scope = serializers.ChoiceField(choices=["personal", "project", "all"], default="all")
+        kinds = serializers.ListField(child=serializers.ChoiceField(choices=Memory.Kind.choices), required=False,
+                                      allow_null=True, allow_empty=False)
+        k = StrictIntegerField(min_value=1, max_value=50, default=10)
+        include_history = StrictBooleanField(default=False)
+        as_of = serializers.DateTimeField(required=False, allow_null=True)
+
+    class Output(serializers.Serializer):
+        class Warning(serializers.Serializer):
+            memory = MemoryOutput()
+            check = CheckOutput()
+
+        class Result(serializers.Serializer):
+            memory = MemoryOutput()
+            rank = serializers.IntegerField()
+            score = serializers.FloatField()
+            flags = serializers.ListField(child=serializers.CharField())
+            superseded_by = serializers.CharField(allow_null=True)
+            conflicts_with = serializers.ListField(child=serializers.CharField())
+            why = serializers.DictField()
+
+        warnings = Warning(many=True)
+        results = Result(many=True)
+        trace = serializers.DictField()
+
+    @extend_schema(operation_id="recall", request=Input, responses=Output)
+    def post(self, request):
+        data = self.validated(self.Input)
+        result = recall.memory_recall(principal=self.principal, q=recall.RecallQuery(
+            query=data["query"], k=data["k"], project=data.get("project"), scope=data["scope"],
+            kinds=data.get("kinds"), include_history=data["include_history"], as_of=data.get("as_of"),
+        ))
+        results = [
+            {
+                "memory": MemoryOutput(hit.memory).data,
+                "rank": rank,
+                "score": round(hit.score, 6),
+                "flags": hit.flags,
+                "superseded_by": hit.memory.superseded_by_id if "superseded" in hit.flags else None,
+                "conflicts_with": hit.conflicts_with,
+                "why": _why(hit),
+            }
+            for rank, hit in enumerate(result.hits, start=1)
+        ]
+        warnings = [{"memory": MemoryOutput(m).data, "check": CheckOutput(c).data} for m, c in result.warnings]
+        return Response({"warnings": warnings, "results": results, "trace": result.trace})
+
+
+def _why(hit: recall.Hit) -> dict:
+    found = []
+    if hit.vector_rank:
+        found.append(f"by meaning (rank {hit.vector_rank}, cosine distance {hit.vector_distance:.3f})")
+    if hit.text_rank:
+        found.append(f"by words (rank {hit.text_rank})")
+    notes = ["found " + " and ".join(found)] if found else []
+    if hit.found_via:
+        notes.append(f"through its earlier version {hit.found_via}")
+    if hit.partner_of:
+        notes.append(f"shown because it is in an open conflict with {hit.partner_of}")
+    if "superseded" in hit.flags:
+        reason = f": {hit.supersede_reason}" if hit.supersede_reason else ""
+        notes.append(f"superseded by {hit.memory.superseded_by_id}{reason}")
+    if "expired" in hit.flags:
+        notes.append(f"expired: valid until {hit.memory.valid_until.isoformat()}")
+    if "failed_check" in hit.flags:
+        notes.append("a check of this memory failed: see warnings")
+    return {
+        "vector_rank": hit.vector_rank,
+        "vector_distance": round(hit.vector_distance, 4) if hit.vector_distance is not None else None,
+        "text_rank": hit.text_rank,
+        "note": "; ".join(notes),
+    }
