@@ -5,7 +5,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from hygiene import selectors, services
-from memory.api import MemoryOutput
+from memory.api.objects import MEMORY_ID, MemoryOutput
 from tenants import rls
 from tenants.views import TenantAPIView
 
@@ -47,7 +47,7 @@ class ConflictResolveView(TenantAPIView):
 
     class Input(serializers.Serializer):
         decision = serializers.ChoiceField(choices=["supersede", "keep_both"])
-        winner = serializers.RegexField(r"^mem_[0-9A-HJKMNP-TV-Z]{26}$", required=False, allow_null=True)
+        winner = serializers.RegexField(MEMORY_ID, required=False, allow_null=True)
 
         def validate(self, data: dict) -> dict:
             if data["decision"] == "supersede" and not data.get("winner"):

@@ -17,8 +17,8 @@ from django.db.models import Q
 from django.utils import timezone
 from pgvector.django import VectorField
 
-from config.errors import NotFound
 from hygiene.models import Conflict
+from memory import selectors
 from memory.embeddings import embed_one
 from memory.models import Check, Link, Memory
 from tenants import rls
@@ -187,12 +187,7 @@ def _fuse(vector_rows: list[tuple[str, float]], text_ids: list[str]) -> dict[str
 
 
 def _project(principal: Principal, slug: str | None) -> Project | None:
-    if slug is None:
-        return None
-    project = Project.objects.filter(slug=slug, members__user_id=principal.user.id).first()
-    if project is None:
-        raise NotFound("not_found", "No such project.", {"project": slug})
-    return project
+    return selectors.project_for_member(user=principal.user, slug=slug) if slug else None
 
 
 def memory_recall(*, principal: Principal, q: RecallQuery) -> RecallResult:
@@ -246,8 +241,7 @@ def memory_recall(*, principal: Principal, q: RecallQuery) -> RecallResult:
 
 
 def _load(ids: list[str]) -> dict[str, Memory]:
-    memories = Memory.objects.filter(pk__in=ids).select_related("owner", "project", "token").defer("embedding")
-    return {m.id: m for m in memories}
+    return {m.id: m for m in selectors.with_relations(Memory.objects.filter(pk__in=ids))}
 
 
 def _hydrate(ranked: list[tuple[str, dict]], q: RecallQuery) -> list[Hit]:

@@ -64,12 +64,20 @@ def similar_existing(*, owner: User, project: Project | None, vector: np.ndarray
     ]
 
 
-def _with_relations(memories: QuerySet[Memory]) -> QuerySet[Memory]:
+def project_for_member(*, user: User, slug: str) -> Project:
+    """A project the user belongs to. Any other answers like a project that does not exist (API.md)."""
+    project = Project.objects.filter(slug=slug, members__user_id=user.id).first()
+    if project is None:
+        raise NotFound("not_found", "No such project.", {"project": slug})
+    return project
+
+
+def with_relations(memories: QuerySet[Memory]) -> QuerySet[Memory]:
     return memories.select_related("owner", "project", "token").defer("embedding")
 
 
 def memory_get(*, memory_id: str) -> Memory:
-    memory = _with_relations(Memory.objects.filter(pk=memory_id)).first()
+    memory = with_relations(Memory.objects.filter(pk=memory_id)).first()
     if memory is None:
         raise NotFound("not_found", "No such memory.")
     return memory
@@ -92,7 +100,7 @@ def memory_chain(*, memory: Memory) -> list[Memory]:
             [memory.id],
         )
         ids = [row[0] for row in cursor.fetchall()]
-    return list(_with_relations(Memory.objects.filter(pk__in=ids)).order_by("created_at", "id"))
+    return list(with_relations(Memory.objects.filter(pk__in=ids)).order_by("created_at", "id"))
 
 
 def memory_links(*, memory: Memory) -> list[Link]:
@@ -123,7 +131,7 @@ def memory_feed(
     cursor: str | None,
 ) -> tuple[list[Memory], str | None]:
     """Newest first, keyset-paginated on (created_at, id): stable while new memories arrive."""
-    memories = _with_relations(Memory.objects.all())
+    memories = with_relations(Memory.objects.all())
     if lifecycle != "all":
         memories = memories.filter(status=lifecycle)
     if kind:
@@ -131,10 +139,7 @@ def memory_feed(
     if scope:
         memories = memories.filter(scope=scope)
     if project_slug:
-        project = Project.objects.filter(slug=project_slug, members__user_id=user.id).first()
-        if project is None:
-            raise NotFound("not_found", "No such project.", {"project": project_slug})
-        memories = memories.filter(project=project)
+        memories = memories.filter(project=project_for_member(user=user, slug=project_slug))
     if cursor:
         created_at, memory_id = _decode_cursor(cursor)
         memories = memories.filter(Q(created_at__lt=created_at) | Q(created_at=created_at, id__lt=memory_id))
@@ -151,14 +156,11 @@ def memory_checks(*, memory: Memory) -> list:
 
 def loop_list(*, user: User, state: str, project_slug: str | None) -> list[Memory]:
     """Tasks and open questions, newest first. Closed ones carry `closed_by`, the memory that closed them."""
-    loops = _with_relations(Memory.objects.filter(kind__in=Memory.LOOP_KINDS, loop=state))
+    loops = with_relations(Memory.objects.filter(kind__in=Memory.LOOP_KINDS, loop=state))
     if state == "open":
         loops = loops.filter(status=Memory.Status.LIVE)
     if project_slug:
-        project = Project.objects.filter(slug=project_slug, members__user_id=user.id).first()
-        if project is None:
-            raise NotFound("not_found", "No such project.", {"project": project_slug})
-        loops = loops.filter(project=project)
+        loops = loops.filter(project=project_for_member(user=user, slug=project_slug))
     return list(loops.order_by("-created_at", "-id")[:200])
 
 

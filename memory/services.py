@@ -135,11 +135,7 @@ def _project_for_write(principal: Principal, slug: str | None) -> Project | None
         if principal.token is None or principal.token.project_id is None:
             return None
         slug = principal.token.project.slug
-    # Writing into a project the caller is not a member of answers like a project that does not exist.
-    project = Project.objects.filter(slug=slug, members__user_id=principal.user.id).first()
-    if project is None:
-        raise NotFound("not_found", "No such project.", {"project": slug})
-    return project
+    return selectors.project_for_member(user=principal.user, slug=slug)
 
 
 def _lock_targets(ids: list[str]) -> dict[str, Memory]:

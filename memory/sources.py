@@ -11,6 +11,7 @@ from config.errors import Invalid, NotFound
 from memory.embeddings import embed_one
 from memory.models import Event, Memory
 from memory.normalize import content_hash
+from memory.selectors import with_relations
 from memory.services import _event, _project_for_write, memory_supersede
 from tenants import rls
 from tenants.auth import Principal
@@ -61,8 +62,8 @@ def source_put(
 
 def source_versions(*, source_id: str) -> list[Memory]:
     versions = list(
-        Memory.objects.filter(source__source_id=source_id).exclude(status=Memory.Status.FORGOTTEN)
-        .select_related("owner", "project", "token").defer("embedding").order_by("created_at", "id")
+        with_relations(Memory.objects.filter(source__source_id=source_id))
+        .exclude(status=Memory.Status.FORGOTTEN).order_by("created_at", "id")
     )
     if not versions:
         raise NotFound("not_found", "No such source.")

@@ -5,7 +5,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from config.errors import Invalid, TooLarge
+from config.errors import TooLarge
 from memory import selectors, services
 from memory.api.objects import (
     MAX_CONTENT_CHARS, MAX_METADATA_BYTES, MEMORY_ID, CheckOutput, EventOutput, LinkInput, LinkOutput, MemoryOutput,
@@ -71,10 +71,6 @@ class MemoriesView(TenantAPIView):
             if isinstance(body.get("metadata"), dict) and len(json.dumps(body["metadata"])) > MAX_METADATA_BYTES:
                 raise TooLarge("metadata_too_large", "metadata is larger than 8 KB.", {"limit": MAX_METADATA_BYTES})
         data = self.validated(self.Input)
-        supersedes = [link for link in data["links"] if link["type"] == Link.Type.SUPERSEDES]
-        if len(supersedes) > services.MAX_SUPERSEDES:
-            raise Invalid("too_many_supersedes", f"A write may supersede at most {services.MAX_SUPERSEDES} memories.",
-                          {"count": len(supersedes)})
         result = services.memory_remember(
             principal=self.principal,
             content=data["content"],

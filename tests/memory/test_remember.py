@@ -235,3 +235,17 @@ def test_bad_input_is_refused_with_the_field_named_and_stores_nothing(api, visib
 
 def test_the_exact_16000_character_limit_is_accepted(remember, acme):
     assert remember(acme.member_token, "z" * 16000)["created"] is True
+
+
+def test_a_forgotten_target_is_dead_too(remember, api, acme):
+    old = remember(acme.member_token, "The wiki lives on Confluence.")["memory"]["id"]
+    api(acme.member_token).post(f"/api/v1/memories/{old}/forget", {}, format="json")
+    body = remember(acme.member_token, "The wiki lives on Notion.", links=supersedes(old))
+    assert body["skipped"] == [{"dst": old, "reason": "dead"}] and body["superseded"] == []
+
+
+def test_similar_existing_has_exactly_min_ten_candidates(remember, acme):
+    for text in ("Lint with ruff.", "Format with black.", "Type-check with mypy."):
+        remember(acme.member_token, text)
+    body = remember(acme.member_token, "Run the test suite with pytest.")
+    assert len(body["similar_existing"]) == 3
