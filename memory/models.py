@@ -58,7 +58,9 @@ class Memory(models.Model):
         CLOSED = "closed"
 
     id = models.CharField(primary_key=True, max_length=30, default=_memory_id, editable=False)
-    org = models.ForeignKey(Organization, on_delete=models.PROTECT)
+    # No index of its own: every index below starts with org, and a bare org index drew the planner into walking a
+    # whole tenant whenever its row estimate for the tenant was stale (a tenant that grew since the last ANALYZE).
+    org = models.ForeignKey(Organization, on_delete=models.PROTECT, db_index=False)
     scope = models.CharField(max_length=16, choices=Scope.choices)
     owner = models.ForeignKey(User, on_delete=models.PROTECT, related_name="memories")
     project = models.ForeignKey(Project, null=True, blank=True, on_delete=models.PROTECT)
@@ -68,7 +70,9 @@ class Memory(models.Model):
     embedding = VectorField(dimensions=DIMENSIONS)
 
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.LIVE)
-    superseded_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    superseded_by = models.ForeignKey(  # indexed with org below
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="+", db_index=False
+    )
     invalidated_at = models.DateTimeField(null=True, blank=True)
     invalidated_reason = models.TextField(null=True, blank=True)
     invalidated_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.PROTECT, related_name="+")

@@ -15,6 +15,7 @@ import numpy as np
 from django.conf import settings
 
 from memory import recall, services
+from memory.bench.ceiling import ceiling
 from tenants import rls
 from tenants.auth import load_principal
 from tenants.ids import ulid
@@ -122,6 +123,7 @@ def evaluate(*, say: Callable[[str], None] = print, dataset_path: Path = DATASET
     }
     ms = np.array(latencies) * 1000
     return {
+        "ceiling": ceiling(dataset),
         "memories": len(dataset["memories"]),
         "hygiene": hygiene,
         "queries": len(dataset["queries"]),
@@ -145,9 +147,11 @@ def floor_violations(report: dict) -> list[str]:
 
 
 def format_table(report: dict) -> list[str]:
-    lines = [f"  {'type':<22}{'queries':>8}" + "".join(f"{m:>10}" for m in METRICS)]
+    lines = [f"  {'type':<22}{'queries':>8}" + "".join(f"{m:>10}" for m in METRICS) + f"{'ceiling@1':>11}"]
     for bucket, row in report["table"].items():
-        lines.append(f"  {bucket:<22}{row['queries']:>8}" + "".join(f"{row[m]:>10.3f}" for m in METRICS))
+        lines.append(f"  {bucket:<22}{row['queries']:>8}" + "".join(f"{row[m]:>10.3f}" for m in METRICS)
+                     + f"{report['ceiling'].get(bucket, 0.0):>11.3f}")
+    lines.append("  ceiling@1: recall@1 of the embedding model alone with perfect supersession (memory/bench/ceiling.py)")
     latency = report["latency_ms"]
     lines.append(f"  recall latency p50 {latency['p50']} ms, p95 {latency['p95']} ms")
     return lines

@@ -1,6 +1,10 @@
 """remember: the object, the dedup cascade, declared supersedes with every guardrail, similar_existing."""
+import random
+import string
+
 import django_rq
 import pytest
+from django.db import connection
 
 MISSING_ID = "mem_01ARZ3NDEKTSV4RRFFQ69G5FAV"
 MEMORY_KEYS = {
@@ -235,6 +239,20 @@ def test_bad_input_is_refused_with_the_field_named_and_stores_nothing(api, visib
 
 def test_the_exact_16000_character_limit_is_accepted(remember, acme):
     assert remember(acme.member_token, "z" * 16000)["created"] is True
+
+
+def test_the_largest_incompressible_write_fits_beside_its_inline_embedding(remember, acme):
+    # The embedding is stored inline (PLAIN, memory migration 0005): the row must still fit with the largest content
+    # and metadata the contract allows, in text that does not compress.
+    rng = random.Random(5)
+    words = ["".join(rng.choices(string.ascii_letters + string.digits, k=rng.randint(2, 12))) for _ in range(3000)]
+    content = " ".join(words)[:16000]
+    metadata = {"blob": "".join(rng.choices(string.ascii_letters, k=8000))}
+    assert remember(acme.member_token, content, metadata=metadata)["created"] is True
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT attstorage FROM pg_attribute WHERE attrelid = 'memory_memory'::regclass"
+                       " AND attname = 'embedding'")
+        assert cursor.fetchone()[0] == "p"
 
 
 def test_a_forgotten_target_is_dead_too(remember, api, acme):
