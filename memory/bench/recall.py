@@ -5,13 +5,15 @@ inserted in bulk under each tenant's identity (going through remember for 100k r
 measure nothing more about recall). One in five is a superseded older version, so history is in the store too.
 Every query goes through the real recall selector, under RLS, embedding included.
 """
+import math
 import random
 import re
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 
 import numpy as np
-from django.db import connection
+from django.db import connection, connections
 
 from memory import recall
 from memory.bench.texts import PEOPLE, SERVICES, TOOLS, synthetic_memory
@@ -40,6 +42,8 @@ FILTERS = {
     "scope=personal": {"scope": "personal"},
 }
 BATCH = 512
+STORE_TENANT = 100_000  # size of each filler tenant of --store
+BULK_LOAD_ROWS = 50_000  # --store loads this much larger go in without the HNSW index
 
 
 def _tenant(slug: str, size: int, rng: random.Random, say: Callable[[str], None]):
@@ -60,7 +64,7 @@ def _tenant(slug: str, size: int, rng: random.Random, say: Callable[[str], None]
         present += Memory.objects.filter(scope="personal").count()
     if present < size:
         say(f"  {slug}: loading {size - present} memories (have {present})")
-    started = time.perf_counter()
+    started, already = time.perf_counter(), present
     while present < size:
         count = min(BATCH, size - present)
         drafts = [synthetic_memory(rng) for _ in range(count)]
@@ -84,7 +88,7 @@ def _tenant(slug: str, size: int, rng: random.Random, say: Callable[[str], None]
             Memory.objects.bulk_create([r for r in rows if r.owner_id == owners[1]])
         present += count
         if present % 5120 < BATCH or present == size:
-            rate = present / max(time.perf_counter() - started, 1e-9)
+            rate = (present - already) / max(time.perf_counter() - started, 1e-9)
             say(f"  {slug}: {present}/{size} memories ({rate:.0f}/s)")
     return boot.org, owners
 
@@ -109,12 +113,47 @@ def _explain(principal, q: recall.RecallQuery) -> str:
     return re.sub(r"'\[[^']*\]'::vector", "'[query vector]'::vector", plan)
 
 
-def bench_recall(*, memories: int, queries: int, seed: int, say: Callable[[str], None]) -> dict:
+@contextmanager
+def _bulk_load(store: int, say: Callable[[str], None]):
+    """Without the HNSW index while a big --store is loaded, then one build, as a restore does.
+
+    Inserted one by one into the graph, filler rows went in at 124/s here (two hours for a million); a build from
+    scratch takes minutes. The index is rebuilt even if the load fails.
+    """
+    with connections[rls.UNSAFE_ALL_TENANTS].cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM memory_memory")
+        missing = store - cursor.fetchone()[0]
+    if missing < BULK_LOAD_ROWS:
+        yield
+        return
+    index = next(i for i in Memory._meta.indexes if i.name == "memory_embedding_hnsw")
+    owner = connections[rls.UNSAFE_ALL_TENANTS]
+    with owner.schema_editor() as editor:
+        editor.remove_index(Memory, index)
+    try:
+        yield
+    finally:
+        say("  building the HNSW index over the whole store (minutes)")
+        started = time.perf_counter()
+        with owner.cursor() as cursor:
+            cursor.execute("SET maintenance_work_mem = '4GB'")
+        with owner.schema_editor() as editor:
+            editor.add_index(Memory, index)
+        say(f"  HNSW index built in {time.perf_counter() - started:.0f} s")
+
+
+def bench_recall(*, memories: int, queries: int, seed: int, store: int, say: Callable[[str], None]) -> dict:
     rng = random.Random(seed)
     sizes = sorted({10_000, memories})
     tenants = {size: _tenant(f"bench-recall-{size}", size, rng, say) for size in sizes}
     for noise in range(2):  # other tenants share the tables and the index
         _tenant(f"bench-recall-noise-{noise}", 5_000, rng, say)
+    fill = max(0, store - sum(sizes) - 10_000)  # --store: other tenants, until the store holds about that many
+    with _bulk_load(store, say):
+        for filler in range(math.ceil(fill / STORE_TENANT)):
+            _tenant(f"bench-store-{filler}", min(STORE_TENANT, fill - filler * STORE_TENANT), rng, say)
+    with connections[rls.UNSAFE_ALL_TENANTS].cursor() as cursor:
+        cursor.execute("ANALYZE memory_memory")  # as autovacuum will have by the time such a store serves reads
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM pg_class")  # a cheap query: warm the connection
     report = {"tenants": {}, "store_rows": None}

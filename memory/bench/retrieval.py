@@ -95,7 +95,7 @@ def evaluate(*, say: Callable[[str], None] = print, dataset_path: Path = DATASET
     ids = load(dataset, principals, say)
     hygiene = review_all(ids, principals, say)
     per_type: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    latencies, misses = [], []
+    latencies, misses, retired_returned = [], [], 0
     for query in dataset["queries"]:
         answers = {ids[key] for key in query["answers"]}
         stale = {ids[key] for key in query["stale"]}
@@ -105,6 +105,7 @@ def evaluate(*, say: Callable[[str], None] = print, dataset_path: Path = DATASET
         ))
         latencies.append(time.perf_counter() - start)
         ranked = [hit.memory.id for hit in result.hits]
+        retired_returned += sum(hit.memory.status != "live" for hit in result.hits)  # at any rank, not only the first
         first_hit = next((rank for rank, memory_id in enumerate(ranked, start=1) if memory_id in answers), None)
         scores = {
             "recall@1": float(bool(ranked) and ranked[0] in answers),
@@ -128,6 +129,7 @@ def evaluate(*, say: Callable[[str], None] = print, dataset_path: Path = DATASET
         "hygiene": hygiene,
         "queries": len(dataset["queries"]),
         "table": table,
+        "retired_returned": retired_returned,
         "latency_ms": {"p50": round(float(np.percentile(ms, 50)), 2), "p95": round(float(np.percentile(ms, 95)), 2)},
         "misses": misses,
     }
@@ -152,6 +154,7 @@ def format_table(report: dict) -> list[str]:
         lines.append(f"  {bucket:<22}{row['queries']:>8}" + "".join(f"{row[m]:>10.3f}" for m in METRICS)
                      + f"{report['ceiling'].get(bucket, 0.0):>11.3f}")
     lines.append("  ceiling@1: recall@1 of the embedding model alone with perfect supersession (memory/bench/ceiling.py)")
+    lines.append(f"  superseded or forgotten memories returned, at any rank: {report['retired_returned']}")
     latency = report["latency_ms"]
     lines.append(f"  recall latency p50 {latency['p50']} ms, p95 {latency['p95']} ms")
     return lines

@@ -11,4 +11,5 @@ def test_retrieval_quality_stays_above_its_floors(db):
     print("\n".join(format_table(report)))
     assert report["queries"] >= 100 and report["memories"] >= 250
     assert report["table"]["declared_supersede"]["stale@1"] == 0.0
+    assert report["retired_returned"] == 0  # a superseded or forgotten memory never comes back without include_history
     assert floor_violations(report) == []

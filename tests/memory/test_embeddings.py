@@ -23,3 +23,12 @@ def test_meaning_decides_distance():
         "The cafeteria serves pasta on Wednesdays.",
     ])
     assert deploy @ deploy_again > deploy @ lunch + 0.2
+
+
+def test_a_large_batch_keeps_its_order_and_gives_each_text_its_own_vector():
+    # More texts than one ONNX run, lengths shuffled: the chunking by length must put every vector back in place.
+    texts = [f"Note {i}: " + "the cache warms slowly " * (i % 7) for i in range(150)]
+    batch = embed(texts)
+    alone = np.stack([embed([text])[0] for text in texts[::29]])
+    assert batch.shape == (150, DIMENSIONS)
+    assert (batch[::29] * alone).sum(axis=1).min() > 0.99999

@@ -18,15 +18,19 @@ class Command(BaseCommand):
         parser.add_argument("which", choices=["remember", "retrieval", "recall", "judge"])
         parser.add_argument("--n", type=int, default=10_000, help="number of writes (remember)")
         parser.add_argument("--memories", type=int, default=100_000, help="memories in the big tenant (recall)")
+        parser.add_argument("--store", type=int, default=0,
+                            help="fill other tenants until the store holds about this many memories (recall)")
         parser.add_argument("--queries", type=int, default=200, help="queries per filter and tenant (recall)")
         parser.add_argument("--check", action="store_true", help="exit 1 below the floors (retrieval)")
         parser.add_argument("--seed", type=int, default=7)
         parser.add_argument("--no-save", action="store_true", help="print only, keep no result file")
 
     def handle(self, *args, which: str, n: int, seed: int, no_save: bool, memories: int, queries: int,
-               check: bool, **options) -> None:
+               store: int, check: bool, **options) -> None:
         if min(n, memories, queries) < 1:
             raise CommandError("--n, --memories and --queries must be at least 1")
+        if store < 0:
+            raise CommandError("--store must be 0 or more")
         say = lambda line: self.stdout.write(line)  # noqa: E731
         if which == "remember":
             from memory.bench.remember import bench_remember
@@ -53,7 +57,7 @@ class Command(BaseCommand):
             from memory.bench.recall import bench_recall
 
             say(f"bench recall: 10k and {memories} memories per tenant, {queries} queries per filter")
-            report = bench_recall(memories=memories, queries=queries, seed=seed, say=say)
+            report = bench_recall(memories=memories, queries=queries, seed=seed, store=store, say=say)
             say(f"  store: about {report['store_rows']} memories in all; EXPLAIN of a filtered vector search at "
                 f"{max(report['explain'], key=int)} memories:")
             for line in report["explain"][max(report["explain"], key=int)].splitlines():
