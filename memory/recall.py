@@ -1,7 +1,8 @@
 """recall: hybrid retrieval that prefers current facts and keeps history inspectable (the selector of API.md's recall).
 
 Two channels find candidates under row-level security, with the same filters:
-- meaning: pgvector cosine nearest neighbours over the HNSW index (iterative scan, so filters lose no rows);
+- meaning: pgvector cosine nearest neighbours over the HNSW index (iterative scan, so filters lose no rows), or an
+  exact sort where the planner expects few candidates;
 - words: Postgres full text (the generated ``search`` tsvector, GIN), all of the query's terms, ranked by ts_rank_cd.
 Reciprocal rank fusion merges them: score = sum over channels of weight / (RRF_K + rank). Ranks, not raw scores, are
 fused because cosine distances and text ranks live on unrelated scales. No age penalty: a months-old right answer is
@@ -226,7 +227,11 @@ def memory_recall(*, principal: Principal, q: RecallQuery) -> RecallResult:
             "visibility": "row-level security: your personal memories and your projects' memories",
         },
         "channels": {
-            "vector": {"candidates": len(vector_rows), "method": "pgvector HNSW cosine, iterative scan"},
+            "vector": {
+                "candidates": len(vector_rows),
+                "method": "pgvector cosine: HNSW index with iterative scan, or an exact sort when the planner expects"
+                          " few candidates",
+            },
             "text": {"candidates": len(text_ids), "tsquery": terms},
         },
         "fusion": f"reciprocal rank fusion: {VECTOR_WEIGHT}/({RRF_K}+vector_rank) + {TEXT_WEIGHT}/({RRF_K}+text_rank)",
