@@ -59,3 +59,14 @@ def test_a_selective_filter_loses_no_rows_on_the_index(acme):
     short, _ = _fact_rows(acme, iterative=False)
     assert short < FACTS
 
+
+
+def test_when_the_iterative_scan_gives_up_an_exact_sort_finds_the_rows(acme):
+    # On a big store the scan can visit hnsw.max_scan_tuples tuples near the query without one passing the filter.
+    _store(acme)
+    q = recall.RecallQuery(query=QUERY, kinds=["fact"])
+    with rls.tenant_scope(acme.scope), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_sort = off; SET LOCAL hnsw.max_scan_tuples = 60")
+        where, params = recall._filters(q, None, statuses=["live"])
+        rows = recall._vector_channel(embed_one(QUERY), where, params)
+    assert len(rows) == FACTS
