@@ -102,9 +102,7 @@ def _vector_channel(vector: np.ndarray, where: str, params: list) -> list[tuple[
     literal = VectorField().get_prep_value(vector)
     select = f"SELECT id, embedding <=> %s::vector AS distance FROM memory_memory WHERE {where}"
     with connection.cursor() as cursor:
-        # Filtered HNSW scans stop after ef_search candidates and silently return fewer rows; iterative scans
-        # continue until LIMIT rows pass the filters (and RLS). relaxed_order: we re-rank by fusion anyway.
-        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = 100")
+        selectors.approximate_search()  # iterative scans: filters and RLS do not shorten the list (relaxed order)
         cursor.execute(f"{select} ORDER BY embedding <=> %s::vector LIMIT {CHANNEL_DEPTH}", [literal, *params, literal])
         rows = cursor.fetchall()
         if len(rows) < CHANNEL_DEPTH:

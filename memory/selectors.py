@@ -17,7 +17,7 @@ SIMILAR_LIMIT = 10
 PREVIEW_CHARS = 200
 
 
-def _approximate_search() -> None:
+def approximate_search() -> None:
     # A filtered HNSW scan stops at ef_search candidates and silently returns fewer rows than asked for;
     # iterative scans keep going until the filter is satisfied (pgvector >= 0.8).
     with connection.cursor() as cursor:
@@ -42,7 +42,7 @@ def similar_existing(*, owner: User, project: Project | None, vector: np.ndarray
         .exclude(pk=exclude_id)
         .only("id", "kind", "scope", "project_id", "content", "created_at")
     )  # no join for the project's slug: it can only be `project` (a join before the sort cost 79 ms at 4k rows)
-    _approximate_search()
+    approximate_search()
     found = list(candidates.annotate(distance=CosineDistance("embedding", vector)).order_by("distance")[:SIMILAR_LIMIT])
     if len(found) < SIMILAR_LIMIT:
         # "+ 0" keeps the planner off the HNSW index: an exact scan of the candidates, found by the btree index.

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 import numpy as np
 from django.db import connection, connections
 
-from memory import recall
+from memory import recall, selectors
 from memory.bench.texts import PEOPLE, SERVICES, TOOLS, synthetic_memory
 from memory.embeddings import embed
 from memory.models import Memory
@@ -103,7 +103,7 @@ def _explain(principal, q: recall.RecallQuery) -> str:
 
         literal = VectorField().get_prep_value(vector)
         with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = 100")
+            selectors.approximate_search()
             cursor.execute(
                 f"EXPLAIN (ANALYZE, COSTS OFF) SELECT id FROM memory_memory WHERE {where}"
                 f" ORDER BY embedding <=> %s::vector LIMIT {recall.CHANNEL_DEPTH}",
