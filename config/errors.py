@@ -1,20 +1,57 @@
 """One error envelope for every error: {"error": {"code", "message", "details"}}."""
 import logging
+from enum import StrEnum
 
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import connection, transaction
 from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
-from rest_framework.views import set_rollback
+
+from tenants import rls
 
 logger = logging.getLogger(__name__)
+
+
+class Code(StrEnum):
+    """Every error code the API sends (the `code` of the envelope); API.md and docs/API.md name them."""
+
+    # Input and transport
+    INVALID = "invalid"
+    MALFORMED_JSON = "malformed_json"
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
+    NOT_ACCEPTABLE = "not_acceptable"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    CONTENT_TOO_LARGE = "content_too_large"
+    METADATA_TOO_LARGE = "metadata_too_large"
+    RATE_LIMITED = "rate_limited"
+    # Who is asking
+    UNAUTHENTICATED = "unauthenticated"
+    FORBIDDEN = "forbidden"
+    ADMIN_ONLY = "admin_only"
+    # What exists
+    NOT_FOUND = "not_found"
+    ALREADY_MEMBER = "already_member"
+    DUPLICATE_SLUG = "duplicate_slug"
+    # Memory lifecycle and supersession
+    NOT_LIVE = "not_live"
+    ALREADY_LIVE = "already_live"
+    PROJECT_REQUIRED = "project_required"
+    TARGET_INVISIBLE = "target_invisible"
+    SUPERSEDE_FORBIDDEN = "supersede_forbidden"
+    REASON_REQUIRED = "reason_required"
+    TOO_MANY_SUPERSEDES = "too_many_supersedes"
+    ALREADY_RESOLVED = "already_resolved"
+    # Ours
+    ERROR = "error"  # an API exception without a code of its own
+    SERVER_ERROR = "server_error"
 
 
 class DomainError(Exception):
     status = status.HTTP_400_BAD_REQUEST
 
-    def __init__(self, code: str, message: str, details: dict | None = None) -> None:
+    def __init__(self, code: Code, message: str, details: dict | None = None) -> None:
         super().__init__(message)
         self.code, self.message, self.details = code, message, details or {}
 
@@ -39,21 +76,21 @@ class TooLarge(DomainError):
     status = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
 
 
-def envelope(code: str, message: str, details: dict | None = None) -> dict:
+def envelope(code: Code, message: str, details: dict | None = None) -> dict:
     return {"error": {"code": code, "message": message, "details": details or {}}}
 
 
 # DRF exception class -> (code, message used when DRF's own text is not helpful).
-_DRF_CODES: dict[type, str] = {
-    exceptions.ParseError: "malformed_json",
-    exceptions.NotAuthenticated: "unauthenticated",
-    exceptions.AuthenticationFailed: "unauthenticated",
-    exceptions.PermissionDenied: "forbidden",
-    exceptions.NotFound: "not_found",
-    exceptions.MethodNotAllowed: "method_not_allowed",
-    exceptions.NotAcceptable: "not_acceptable",
-    exceptions.UnsupportedMediaType: "unsupported_media_type",
-    exceptions.Throttled: "rate_limited",
+_DRF_CODES: dict[type, Code] = {
+    exceptions.ParseError: Code.MALFORMED_JSON,
+    exceptions.NotAuthenticated: Code.UNAUTHENTICATED,
+    exceptions.AuthenticationFailed: Code.UNAUTHENTICATED,
+    exceptions.PermissionDenied: Code.FORBIDDEN,
+    exceptions.NotFound: Code.NOT_FOUND,
+    exceptions.MethodNotAllowed: Code.METHOD_NOT_ALLOWED,
+    exceptions.NotAcceptable: Code.NOT_ACCEPTABLE,
+    exceptions.UnsupportedMediaType: Code.UNSUPPORTED_MEDIA_TYPE,
+    exceptions.Throttled: Code.RATE_LIMITED,
 }
 
 
@@ -67,16 +104,16 @@ def _first_message(detail) -> str:
     return str(detail)
 
 
-def _roll_back_request(context: dict) -> None:
-    # DRF only rolls back for its own exceptions; domain errors must undo the request's writes too. Views that run
-    # outside the request transaction (atomic_request = False) roll back their own tenant_scope instead.
-    if getattr(context.get("view"), "atomic_request", True):
-        set_rollback()
+def _roll_back_request() -> None:
+    # An error answer undoes everything the request wrote: its one transaction (tenants/views.py) rolls back.
+    # An error before that transaction opened (authentication, say) has nothing to undo.
+    if rls.current_scope() is not None and connection.in_atomic_block:
+        transaction.set_rollback(True)
 
 
 def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     if isinstance(exc, DomainError):
-        _roll_back_request(context)
+        _roll_back_request()
         return Response(envelope(exc.code, exc.message, exc.details), status=exc.status)
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
@@ -86,21 +123,21 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
         exc = exceptions.PermissionDenied()
     if not isinstance(exc, exceptions.APIException):
         return None  # a real bug: let Django log it and answer 500 through config.errors.server_error
-    _roll_back_request(context)
+    _roll_back_request()
     headers = {}
     if getattr(exc, "auth_header", None):
         headers["WWW-Authenticate"] = exc.auth_header
     if isinstance(exc, exceptions.ValidationError):
-        body = envelope("invalid", _first_message(exc.detail), {"fields": exc.detail})
+        body = envelope(Code.INVALID, _first_message(exc.detail), {"fields": exc.detail})
     else:
-        code = _DRF_CODES.get(type(exc), "error")
+        code = _DRF_CODES.get(type(exc), Code.ERROR)
         body = envelope(code, str(exc.detail))
     return Response(body, status=exc.status_code, headers=headers)
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return JsonResponse(envelope("not_found", "No such resource."), status=404)
+    return JsonResponse(envelope(Code.NOT_FOUND, "No such resource."), status=404)
 
 
 def server_error(request: HttpRequest) -> JsonResponse:
-    return JsonResponse(envelope("server_error", "Something went wrong on our side; it has been logged."), status=500)
+    return JsonResponse(envelope(Code.SERVER_ERROR, "Something went wrong on our side; it has been logged."), status=500)

@@ -77,7 +77,7 @@ DATABASE_URL = os.environ.get("DATABASE_URL", f"postgres://zm_app:zm_app@{_EMBED
 DATABASE_OWNER_URL = os.environ.get("DATABASE_OWNER_URL", f"postgres://zm_owner:zm_owner@{_EMBEDDED_DB}")
 CONN_MAX_AGE = int(os.environ.get("CONN_MAX_AGE", "60"))
 DATABASES = {
-    "default": {**database_from_url(DATABASE_URL), "ATOMIC_REQUESTS": True, "CONN_MAX_AGE": CONN_MAX_AGE},
+    "default": {**database_from_url(DATABASE_URL), "CONN_MAX_AGE": CONN_MAX_AGE},
     "owner": {**database_from_url(DATABASE_OWNER_URL), "CONN_MAX_AGE": 0},
 }
 

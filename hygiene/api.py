@@ -6,7 +6,6 @@ from rest_framework.response import Response
 
 from hygiene import selectors, services
 from memory.api.objects import MEMORY_ID, MemoryOutput
-from tenants import rls
 from tenants.views import TenantAPIView
 
 
@@ -43,8 +42,6 @@ class ConflictsView(TenantAPIView):
 
 
 class ConflictResolveView(TenantAPIView):
-    atomic_request = False  # the service opens its own tenant_scope
-
     class Input(serializers.Serializer):
         decision = serializers.ChoiceField(choices=["supersede", "keep_both"])
         winner = serializers.RegexField(MEMORY_ID, required=False, allow_null=True)
@@ -57,12 +54,10 @@ class ConflictResolveView(TenantAPIView):
     @extend_schema(operation_id="conflicts_resolve", request=Input, responses={"200": ConflictOutput})
     def post(self, request, conflict_id: str):
         data = self.validated(self.Input)
-        services.conflict_resolve(
+        conflict = services.conflict_resolve(
             principal=self.principal, conflict_id=conflict_id, decision=data["decision"], winner=data.get("winner")
         )
-        with rls.tenant_scope(self.principal.scope):
-            conflict = selectors.conflict_get(conflict_id=conflict_id)
-            return Response({"conflict": ConflictOutput(conflict).data})
+        return Response({"conflict": ConflictOutput(conflict).data})
 
 
 class StatsView(TenantAPIView):

@@ -1,10 +1,22 @@
-"""RQ jobs: load by id, call a service, nothing else."""
+"""RQ jobs, the entry points of background work: they open the scopes (tenants/rls.py) and call services."""
+import logging
+import time
+from enum import StrEnum
 from uuid import UUID
 
 from rq import get_current_job
 
-from hygiene.services import review_run
-from tenants.rls import Scope
+from hygiene import services
+from hygiene.judge import JudgeUnavailable, get_judge
+from hygiene.models import Review
+from tenants.rls import Scope, tenant_scope
+
+logger = logging.getLogger(__name__)
+
+
+class ReviewOutcome(StrEnum):
+    NOTHING_TO_DO = "nothing_to_do"  # claimed or finished by someone else, or no candidates
+    JUDGE_UNAVAILABLE = "judge_unavailable"
 
 
 def review_memory(review_id: int, *, org_id: str, user_id: str | None) -> str:
@@ -14,3 +26,30 @@ def review_memory(review_id: int, *, org_id: str, user_id: str | None) -> str:
     final_attempt = job is None or not job.retries_left
     scope = Scope(org_id=UUID(org_id), user_id=UUID(user_id) if user_id else None)
     return review_run(review_id=review_id, scope=scope, final_attempt=final_attempt)
+
+
+def review_run(*, review_id: int, scope: Scope, final_attempt: bool = True) -> str:
+    """Claim and read, call the judge outside any transaction, then decide: what happened, for the job's result."""
+    with tenant_scope(scope):
+        work = services.review_claim(review_id=review_id)
+    if work is None:
+        return ReviewOutcome.NOTHING_TO_DO
+    judge = get_judge()
+    started = time.perf_counter()
+    try:
+        verdicts = judge.judge(work.pairs)  # never hold a transaction while a model thinks
+    except JudgeUnavailable as error:
+        with tenant_scope(scope):
+            services.review_finish(
+                review_id=review_id, state=Review.State.UNAVAILABLE if final_attempt else Review.State.PENDING,
+                error=str(error),
+            )
+        if not final_attempt:
+            raise
+        logger.error("review %s: judge unavailable after every retry: %s", review_id, error)
+        return ReviewOutcome.JUDGE_UNAVAILABLE
+    latency_ms = (time.perf_counter() - started) * 1000 / len(work.pairs)
+    with tenant_scope(scope):
+        decisions = services.review_decide(work=work, verdicts=verdicts, judge=judge, latency_ms=latency_ms,
+                                           scope=scope)
+    return ",".join(decisions)

@@ -4,6 +4,7 @@ from django.utils import timezone
 
 from memory.models import Memory
 from tenants.ids import new_id
+from tenants.rls import TenantManager
 from tenants.models import Organization, User
 
 
@@ -29,6 +30,8 @@ class Conflict(models.Model):
     resolved_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     resolved_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+
+    objects = TenantManager()
 
     class Meta:
         indexes = [
@@ -56,6 +59,8 @@ class Review(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 
+    objects = TenantManager()
+
     class Meta:
         constraints = [models.UniqueConstraint(fields=["org", "memory"], name="review_org_memory_uniq")]
         indexes = [models.Index(fields=["org", "state", "created_at"], name="review_state_idx")]
@@ -81,6 +86,8 @@ class Verdict(models.Model):
     decision = models.CharField(max_length=16, choices=Decision.choices)
     same_token = models.BooleanField(default=False)  # both memories written with one token (seed 000's count)
     created_at = models.DateTimeField(default=timezone.now)
+
+    objects = TenantManager()
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["org", "memory", "other"], name="verdict_org_pair_uniq")]

@@ -35,13 +35,15 @@ def review_record(*, memory: Memory, scope: rls.Scope) -> Review:
     return review
 
 
-def review_enqueue(*, review_id: int, org_id: UUID, user_id: UUID | None) -> bool:
-    from hygiene import jobs
+# By dotted path: the write path (memory.services) records reviews, and must not import the pipeline it feeds.
+REVIEW_JOB = "hygiene.jobs.review_memory"
 
+
+def review_enqueue(*, review_id: int, org_id: UUID, user_id: UUID | None) -> bool:
     retry = Retry(max=len(settings.JUDGE_RETRY_INTERVALS), interval=settings.JUDGE_RETRY_INTERVALS)
     try:
         review_queue().enqueue(
-            jobs.review_memory, review_id, org_id=str(org_id), user_id=str(user_id) if user_id else None,
+            REVIEW_JOB, review_id, org_id=str(org_id), user_id=str(user_id) if user_id else None,
             retry=retry, job_id=f"review-{review_id}",  # one job per review, however often it is flushed
         )
         return True

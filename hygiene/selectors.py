@@ -2,11 +2,12 @@
 import numpy as np
 from django.db.models import Count, Q, QuerySet
 
-from config.errors import NotFound
+from config.errors import Code, NotFound
 from hygiene.models import Conflict, Review, Verdict
 from memory.models import Link, Memory
 
-EXPLICIT_ORIGINS = ("declared", "review", "check", "source")  # written by an actor who knew what it overturned
+# Written by an actor who knew what it overturned (everyone but the judge).
+EXPLICIT_ORIGINS = [origin for origin in Link.Origin if origin != Link.Origin.JUDGE]
 
 
 def conflict_list(*, status: str | None) -> QuerySet[Conflict]:
@@ -17,7 +18,7 @@ def conflict_list(*, status: str | None) -> QuerySet[Conflict]:
 def conflict_get(*, conflict_id: str) -> Conflict:
     conflict = Conflict.objects.filter(pk=conflict_id).first()
     if conflict is None:
-        raise NotFound("not_found", "No such conflict.")
+        raise NotFound(Code.NOT_FOUND, "No such conflict.")
     return conflict
 
 
@@ -27,7 +28,7 @@ def stats() -> dict:
     retirements = dict(
         Link.objects.filter(retired_dst=True, undone_at__isnull=True).values_list("origin").annotate(n=Count("id"))
     )
-    supersedes = {origin: retirements.get(origin, 0) for origin in ("declared", "judge", "review", "check", "source")}
+    supersedes = {origin.value: retirements.get(origin, 0) for origin in Link.Origin}
     total = sum(supersedes.values())
     conflicts = Conflict.objects.aggregate(
         open=Count("id", filter=Q(status=Conflict.Status.OPEN)),

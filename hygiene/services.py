@@ -1,26 +1,25 @@
-"""The hygiene pipeline's writes: review an undeclared write through the judge; resolve conflicts.
+"""The hygiene pipeline's writes: claim a review, decide on the judge's verdicts, resolve conflicts.
 
-review_run reads and commits, calls the judge outside any transaction, then writes in a new one. It is idempotent:
-a review is claimed with a conditional update, pairs that already have a verdict are skipped, and a retirement only
-happens to a memory that is still live, so running a job twice (a worker killed mid-job) changes nothing more.
+Each runs inside the caller's scope (tenants/rls.py). The review job (hygiene/jobs.py) claims and reads in one
+transaction, calls the judge outside any, and decides in a second. Idempotent: a review is claimed with a conditional
+update, pairs that already have a verdict are skipped, and only a memory that is still live is retired, so running
+a job twice (a worker killed mid-job) changes nothing more.
 """
 import logging
-import time
-from datetime import timedelta
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.db.models import F, Q
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
+from config.errors import Code, Invalid, NotFound
 from config.errors import Conflict as ConflictError
-from config.errors import Invalid, NotFound
-from hygiene.judge import JudgeUnavailable, Pair, get_judge
+from hygiene.judge import Judge, Pair
 from hygiene.models import Conflict, Review, Verdict
+from memory import lifecycle
 from memory.models import Link, Memory
-from memory.services import memory_supersede
-from tenants import rls
 from tenants.auth import Principal, load_principal
 
 logger = logging.getLogger(__name__)
@@ -67,49 +66,48 @@ def _candidates(memory: Memory) -> list[Candidate]:
     return [Candidate(m.id, m.content, m.kind, m.authoritative) for m in nearest]
 
 
-def review_run(*, review_id: int, scope: rls.Scope, final_attempt: bool = True) -> str:
-    """Review one undeclared write. Returns what happened, for the job's result."""
-    with rls.tenant_scope(scope):
-        if not _claim(review_id):
-            return "already_claimed_or_done"
-        review = Review.objects.select_related("memory").get(pk=review_id)
-        memory = review.memory
-        candidates = _candidates(memory) if memory.is_live else []
+@dataclass(frozen=True)
+class ReviewWork:
+    """What a claimed review asks the judge: the new memory and its candidates."""
+
+    review_id: int
+    memory_id: str
+    token_id: str | None
+    candidates: list[Candidate]
+    pairs: list[Pair]
+
+
+def review_claim(*, review_id: int) -> ReviewWork | None:
+    """Claim a review and read what the judge must see; None when there is nothing (more) to do."""
+    if not _claim(review_id):
+        return None
+    memory = Review.objects.select_related("memory").get(pk=review_id).memory
+    candidates = _candidates(memory) if memory.is_live else []
     if not candidates:
-        _finish(review_id, scope, Review.State.DONE)
-        return "no_candidates"
-
-    judge = get_judge()
+        review_finish(review_id=review_id, state=Review.State.DONE)
+        return None
     pairs = [Pair(older=c.content, newer=memory.content, older_kind=c.kind, newer_kind=memory.kind) for c in candidates]
-    started = time.perf_counter()
-    try:
-        verdicts = judge.judge(pairs)  # outside any transaction: never hold locks while a model thinks
-    except JudgeUnavailable as error:
-        state = Review.State.UNAVAILABLE if final_attempt else Review.State.PENDING
-        _finish(review_id, scope, state, error=str(error))
-        if final_attempt:
-            logger.error("review %s: judge unavailable after every retry: %s", review_id, error)
-            return "judge_unavailable"
-        raise
-    latency_ms = (time.perf_counter() - started) * 1000 / len(pairs)
-
-    decisions = []
-    with rls.tenant_scope(scope):
-        principal = load_principal(scope, token_id=memory.token_id)
-        for candidate, verdict in zip(candidates, verdicts):
-            decisions.append(_decide(memory.id, candidate, verdict, judge, latency_ms, principal))
-        Review.objects.filter(pk=review_id).update(state=Review.State.DONE, last_error="", updated_at=timezone.now())
-    return ",".join(decisions)
+    return ReviewWork(review_id, memory.id, memory.token_id, candidates, pairs)
 
 
-def _finish(review_id: int, scope: rls.Scope, state: str, error: str = "") -> None:
-    with rls.tenant_scope(scope):
-        Review.objects.filter(pk=review_id).update(state=state, last_error=error, updated_at=timezone.now())
+def review_finish(*, review_id: int, state: Review.State, error: str = "") -> None:
+    Review.objects.filter(pk=review_id).update(state=state, last_error=error, updated_at=timezone.now())
+
+
+def review_decide(*, work: ReviewWork, verdicts: list, judge: Judge, latency_ms: float, scope) -> list[str]:
+    """Act on the judge's verdicts, as the writer of the reviewed memory."""
+    principal = load_principal(scope, token_id=work.token_id)
+    decisions = [
+        _decide(work.memory_id, candidate, verdict, judge, latency_ms, principal)
+        for candidate, verdict in zip(work.candidates, verdicts)
+    ]
+    review_finish(review_id=work.review_id, state=Review.State.DONE)
+    return decisions
 
 
 def _decide(memory_id: str, candidate: Candidate, verdict, judge, latency_ms: float, principal: Principal) -> str:
-    # Lock both, in id order, and re-read: the state may have moved while the judge was thinking.
-    locked = {m.id: m for m in Memory.objects.select_for_update().filter(pk__in=sorted([memory_id, candidate.id]))}
+    # Lock both and re-read: the state may have moved while the judge was thinking.
+    locked = lifecycle.lock_memories([memory_id, candidate.id])
     newer, older = locked.get(memory_id), locked.get(candidate.id)
     if newer is None or older is None or Verdict.objects.filter(memory_id=memory_id, other_id=candidate.id).exists():
         return "skipped"
@@ -120,7 +118,7 @@ def _decide(memory_id: str, candidate: Candidate, verdict, judge, latency_ms: fl
             and may_retire):
         decision = Verdict.Decision.AUTO_RETIRED
         reason = f"{judge.name} judged {verdict.relation} ({verdict.confidence:.2f}): {verdict.rationale}"
-        memory_supersede(target=older, successor=newer, reason=reason, principal=principal, origin="judge")
+        lifecycle.supersede(older, successor=newer, reason=reason, origin=Link.Origin.JUDGE, principal=principal)
     elif both_live and verdict.relation in DISPUTED:
         decision = Verdict.Decision.CONFLICT
         Conflict.objects.create(
@@ -140,23 +138,23 @@ def _decide(memory_id: str, candidate: Candidate, verdict, judge, latency_ms: fl
 def conflict_resolve(*, principal: Principal, conflict_id: str, decision: str, winner: str | None) -> Conflict:
     """A human settles a conflict: retire the loser (provenance `review`), or keep both."""
     if decision not in {"supersede", "keep_both"}:
-        raise Invalid("invalid", "decision must be 'supersede' or 'keep_both'.", {"fields": {"decision": ["Invalid."]}})
-    with rls.tenant_scope(principal.scope):
-        conflict = Conflict.objects.select_for_update().filter(pk=conflict_id).first()
-        if conflict is None:
-            raise NotFound("not_found", "No such conflict.")
-        if conflict.status != Conflict.Status.OPEN:
-            raise ConflictError("already_resolved", "This conflict has already been resolved.")
-        if decision == "supersede":
-            if winner not in {conflict.a_id, conflict.b_id}:
-                raise Invalid("invalid", "winner must be one of the conflict's two memories.",
-                              {"fields": {"winner": ["Not in this conflict."]}})
-            loser_id = conflict.b_id if winner == conflict.a_id else conflict.a_id
-            locked = {m.id: m for m in Memory.objects.select_for_update().filter(pk__in=sorted([winner, loser_id]))}
-            if locked[loser_id].is_live:
-                memory_supersede(target=locked[loser_id], successor=locked[winner], principal=principal,
-                                 reason=f"review by {principal.user.email}", origin="review")
-        conflict.status, conflict.resolution = Conflict.Status.RESOLVED, decision
-        conflict.resolved_by, conflict.resolved_at = principal.user, timezone.now()
-        conflict.save(update_fields=["status", "resolution", "resolved_by", "resolved_at"])
+        raise Invalid(Code.INVALID, "decision must be 'supersede' or 'keep_both'.",
+                      {"fields": {"decision": ["Invalid."]}})
+    conflict = Conflict.objects.select_for_update().filter(pk=conflict_id).first()
+    if conflict is None:
+        raise NotFound(Code.NOT_FOUND, "No such conflict.")
+    if conflict.status != Conflict.Status.OPEN:
+        raise ConflictError(Code.ALREADY_RESOLVED, "This conflict has already been resolved.")
+    if decision == "supersede":
+        if winner not in {conflict.a_id, conflict.b_id}:
+            raise Invalid(Code.INVALID, "winner must be one of the conflict's two memories.",
+                          {"fields": {"winner": ["Not in this conflict."]}})
+        loser_id = conflict.b_id if winner == conflict.a_id else conflict.a_id
+        locked = lifecycle.lock_memories([winner, loser_id])
+        if locked[loser_id].is_live:
+            lifecycle.supersede(locked[loser_id], successor=locked[winner], reason=f"review by {principal.user.email}",
+                                origin=Link.Origin.REVIEW, principal=principal)
+    conflict.status, conflict.resolution = Conflict.Status.RESOLVED, decision
+    conflict.resolved_by, conflict.resolved_at = principal.user, timezone.now()
+    conflict.save(update_fields=["status", "resolution", "resolved_by", "resolved_at"])
     return conflict

@@ -11,6 +11,7 @@ from pgvector.django import HnswIndex, VectorField
 from memory.embeddings import DIMENSIONS
 from tenants.ids import new_id
 from tenants.models import ApiToken, Organization, Project, User
+from tenants.rls import TenantManager
 
 
 def _memory_id() -> str:
@@ -90,6 +91,8 @@ class Memory(models.Model):
     metadata = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
+    objects = TenantManager()
+
     class Meta:
         indexes = [
             # Exact dedup and the caller's own memories (similar_existing).
@@ -123,6 +126,15 @@ class Link(models.Model):
         CONTRADICTS = "contradicts"
         DEPENDS_ON = "depends_on"
 
+    class Origin(models.TextChoices):
+        """Who retired the link's dst: the writer's declaration, or an actor who knew what it overturned."""
+
+        DECLARED = "declared"
+        JUDGE = "judge"
+        REVIEW = "review"
+        CHECK = "check"
+        SOURCE = "source"
+
     id = models.CharField(primary_key=True, max_length=30, default=_link_id, editable=False)
     org = models.ForeignKey(Organization, on_delete=models.PROTECT)
     src = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="links_out")
@@ -132,10 +144,12 @@ class Link(models.Model):
     # True when this link retired dst (a supersede by a write, the judge, a review, a check or a source);
     # False for a plain graph edge from POST /links, which never retires anything.
     retired_dst = models.BooleanField(default=False)
-    origin = models.CharField(max_length=16, null=True, blank=True)  # declared|judge|review|check|source
+    origin = models.CharField(max_length=16, choices=Origin.choices, null=True, blank=True)
     created_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(default=timezone.now)
     undone_at = models.DateTimeField(null=True, blank=True)  # set when restore reverses the retirement
+
+    objects = TenantManager()
 
     class Meta:
         indexes = [
@@ -167,6 +181,8 @@ class Event(models.Model):
     payload = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
+    objects = TenantManager()
+
     class Meta:
         indexes = [models.Index(fields=["org", "memory", "created_at"], name="event_memory_idx")]
 
@@ -190,6 +206,8 @@ class Check(models.Model):
     corrected_by = models.ForeignKey(Memory, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     created_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(default=timezone.now)
+
+    objects = TenantManager()
 
     class Meta:
         indexes = [models.Index(fields=["org", "memory", "created_at"], name="check_memory_idx")]

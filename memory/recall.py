@@ -20,7 +20,6 @@ from pgvector.django import VectorField
 
 from hygiene.models import Conflict
 from memory import selectors
-from memory.embeddings import embed_one
 from memory.models import Check, Link, Memory
 from tenants import rls
 from tenants.auth import Principal
@@ -194,29 +193,28 @@ def _project(principal: Principal, slug: str | None) -> Project | None:
     return selectors.project_for_member(user=principal.user, slug=slug) if slug else None
 
 
-def memory_recall(*, principal: Principal, q: RecallQuery) -> RecallResult:
+def memory_recall(*, principal: Principal, q: RecallQuery, vector: np.ndarray) -> RecallResult:
+    """``vector`` is ``embed_one(q.query)``, computed by the entry point before its transaction."""
+    rls.require_scope()  # raw SQL below passes no tenant manager: fail closed here
     started = time.perf_counter()
-    vector = embed_one(q.query)  # before the transaction, like every write
-    embedded = time.perf_counter()
-    with rls.tenant_scope(principal.scope):
-        project = _project(principal, q.project)
-        where, params = _filters(q, project, statuses=None if _searches_history(q) or q.include_history else ["live"])
-        vector_rows = _vector_channel(vector, where, params)
-        text_ids, terms = _text_channel(q.query, where, params)
-        via: dict[str, str] = {}
-        if _searches_history(q):
-            live_where, live_params = _filters(q, project, statuses=["live"])
-            heads = _current_versions({i for i, _ in vector_rows} | set(text_ids), live_where, live_params)
-            vector_rows = _to_heads(vector_rows, heads, via)
-            text_ids = [i for i, _ in _to_heads([(i, None) for i in text_ids], heads, via)]
-        fused = _fuse(vector_rows, text_ids)
-        for memory_id, older in via.items():
-            if memory_id in fused:
-                fused[memory_id]["found_via"] = older
-        ranked = sorted(fused.items(), key=lambda item: item[1]["score"], reverse=True)[: q.k]
-        searched = time.perf_counter()
-        hits = _hydrate(ranked, q)
-        warnings = _annotate(hits, q)
+    project = _project(principal, q.project)
+    where, params = _filters(q, project, statuses=None if _searches_history(q) or q.include_history else ["live"])
+    vector_rows = _vector_channel(vector, where, params)
+    text_ids, terms = _text_channel(q.query, where, params)
+    via: dict[str, str] = {}
+    if _searches_history(q):
+        live_where, live_params = _filters(q, project, statuses=["live"])
+        heads = _current_versions({i for i, _ in vector_rows} | set(text_ids), live_where, live_params)
+        vector_rows = _to_heads(vector_rows, heads, via)
+        text_ids = [i for i, _ in _to_heads([(i, None) for i in text_ids], heads, via)]
+    fused = _fuse(vector_rows, text_ids)
+    for memory_id, older in via.items():
+        if memory_id in fused:
+            fused[memory_id]["found_via"] = older
+    ranked = sorted(fused.items(), key=lambda item: item[1]["score"], reverse=True)[: q.k]
+    searched = time.perf_counter()
+    hits = _hydrate(ranked, q)
+    warnings = _annotate(hits, q)
     finished = time.perf_counter()
     trace = {
         "query": q.query,
@@ -240,8 +238,7 @@ def memory_recall(*, principal: Principal, q: RecallQuery) -> RecallResult:
         "fusion": f"reciprocal rank fusion: {VECTOR_WEIGHT}/({RRF_K}+vector_rank) + {TEXT_WEIGHT}/({RRF_K}+text_rank)",
         "age_penalty": None,
         "timings_ms": {
-            "embed": round((embedded - started) * 1000, 2),
-            "search": round((searched - embedded) * 1000, 2),
+            "search": round((searched - started) * 1000, 2),
             "total": round((finished - started) * 1000, 2),
         },
     }

@@ -9,7 +9,7 @@ from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
-from config.errors import Invalid, NotFound
+from config.errors import Code, Invalid, NotFound
 from memory.models import Event, Link, Memory
 from tenants.models import Project, User
 
@@ -67,7 +67,7 @@ def project_for_member(*, user: User, slug: str) -> Project:
     """A project the user belongs to. Any other answers like a project that does not exist (API.md)."""
     project = Project.objects.filter(slug=slug, members__user_id=user.id).first()
     if project is None:
-        raise NotFound("not_found", "No such project.", {"project": slug})
+        raise NotFound(Code.NOT_FOUND, "No such project.", {"project": slug})
     return project
 
 
@@ -78,7 +78,7 @@ def with_relations(memories: QuerySet[Memory]) -> QuerySet[Memory]:
 def memory_get(*, memory_id: str) -> Memory:
     memory = with_relations(Memory.objects.filter(pk=memory_id)).first()
     if memory is None:
-        raise NotFound("not_found", "No such memory.")
+        raise NotFound(Code.NOT_FOUND, "No such memory.")
     return memory
 
 
@@ -118,7 +118,7 @@ def _decode_cursor(cursor: str) -> tuple[datetime, str]:
         created_at, memory_id = base64.urlsafe_b64decode(cursor.encode()).decode().split("|", 1)
         return datetime.fromisoformat(created_at), memory_id
     except (ValueError, UnicodeDecodeError, binascii.Error):
-        raise Invalid("invalid", "cursor: not a cursor returned by this endpoint.", {"fields": {"cursor": ["Invalid."]}})
+        raise Invalid(Code.INVALID, "cursor: not a cursor returned by this endpoint.", {"fields": {"cursor": ["Invalid."]}})
 
 
 def _encode_cursor(memory: Memory) -> str:

@@ -1,7 +1,8 @@
-"""Every write of the memory domain: remember (dedup cascade, declared supersede), forget, restore, link.
+"""Every write of the memory domain: remember (dedup cascade, declared supersede), forget, restore, link, checks.
 
-A service embeds before it opens its transaction (never inside one), then does all of its database work in one
-``tenant_scope`` transaction as the caller. Retirement is one reversible lifecycle shared by supersede and forget.
+Services run inside the caller's transaction and identity (tenants/rls.py): they never embed and never open a
+scope. The entry point embeds first (``memory_embedding``), then enters ``tenant_scope`` and calls them.
+Retiring and restoring go through memory.lifecycle.
 """
 import logging
 from dataclasses import dataclass, field
@@ -9,17 +10,17 @@ from datetime import datetime
 
 import numpy as np
 from django.db import connection
-from django.utils import timezone
 
-from config.errors import Conflict, Forbidden, Invalid, NotFound
+from config.errors import Code, Conflict, Forbidden, Invalid, NotFound
 from hygiene.outbox import review_record
-from memory import selectors
+from memory import lifecycle, selectors
 from memory.embeddings import embed_one
+from memory.events import event_record
+from memory.lifecycle import Locked
 from memory.models import Check, Event, Link, Memory
 from memory.normalize import content_hash, normalize, same_signals
-from tenants import rls
 from tenants.auth import Principal
-from tenants.models import ApiToken, Organization, Project
+from tenants.models import ApiToken, Project
 
 logger = logging.getLogger(__name__)
 
@@ -56,10 +57,16 @@ HINT = (
 )
 
 
+def memory_embedding(content: str) -> np.ndarray:
+    """The vector a memory is stored and deduplicated with. Entry points call it before their transaction."""
+    return embed_one(normalize(content))
+
+
 def memory_remember(
     *,
     principal: Principal,
     content: str,
+    vector: np.ndarray,
     kind: str = Memory.Kind.NOTE,
     scope: str | None = None,
     project_slug: str | None = None,
@@ -72,61 +79,65 @@ def memory_remember(
 ) -> RememberResult:
     supersedes = list(dict.fromkeys(link.dst for link in links if link.type == Link.Type.SUPERSEDES))
     reasons = {link.dst: link.reason for link in links if link.type == Link.Type.SUPERSEDES}
-    if len(supersedes) > MAX_SUPERSEDES:
-        raise Invalid("too_many_supersedes", f"A write may supersede at most {MAX_SUPERSEDES} memories.")
-    if supersedes and principal.writer == ApiToken.Writer.WATCHER:
-        raise Forbidden("supersede_forbidden", "Watcher tokens write provisional memories and cannot supersede.")
-    vector = embed_one(normalize(content))  # before the transaction: never hold locks while the model runs
+    _check_declaration(principal, supersedes, reasons)
+    project = _project_for_write(principal, project_slug)
+    scope = scope or (Memory.Scope.PROJECT if project else Memory.Scope.PERSONAL)
+    if scope == Memory.Scope.PROJECT and project is None:
+        raise Invalid(Code.PROJECT_REQUIRED, "A project memory needs a project (or a token with one).")
+    project_for_row = project if scope == Memory.Scope.PROJECT else None  # personal memories span projects
 
-    with rls.tenant_scope(principal.scope):
-        if supersedes and Organization.objects.get(pk=principal.scope.org_id).require_supersede_reason:
-            missing = [dst for dst in supersedes if not (reasons.get(dst) or "").strip()]
-            if missing:
-                raise Invalid("reason_required", "This organization requires a reason on every supersedes link.",
-                              {"dst": missing})
-        project = _project_for_write(principal, project_slug)
-        scope = scope or (Memory.Scope.PROJECT if project else Memory.Scope.PERSONAL)
-        if scope == Memory.Scope.PROJECT and project is None:
-            raise Invalid("project_required", "A project memory needs a project (or a token with one).")
-        project_for_row = project if scope == Memory.Scope.PROJECT else None  # personal memories span projects
-
-        targets = _lock_targets(supersedes)
-        absorbing, dedup = _find_duplicate(principal, scope, project_for_row, content, vector, session_id)
-        if absorbing is not None:
-            successor = absorbing
-            _event(successor, Event.Action.ABSORBED, principal, {"dedup": dedup, "content": content})
-        else:
-            successor = Memory.objects.create(
-                org_id=principal.scope.org_id, scope=scope, owner=principal.user, project=project_for_row,
-                kind=kind, content=content, content_hash=content_hash(content), embedding=vector,
-                writer=principal.writer, authoritative=principal.writer != ApiToken.Writer.WATCHER,
-                token=principal.token, session_id=session_id, valid_from=valid_from, valid_until=valid_until,
-                loop=Memory.Loop.OPEN if kind in Memory.LOOP_KINDS else None, source=source,
-                metadata=metadata or {},
-            )
-            _event(successor, Event.Action.REMEMBERED, principal, {"kind": kind})
-        result = RememberResult(
-            memory=successor, created=absorbing is None, dedup=dedup,
-            absorbed_into=successor.id if absorbing is not None else None,
+    targets = _lock_targets(supersedes)
+    absorbing, dedup = _find_duplicate(principal, scope, project_for_row, content, vector, session_id)
+    if absorbing is not None:
+        successor = absorbing
+        event_record(successor, Event.Action.ABSORBED, principal, {"dedup": dedup, "content": content})
+    else:
+        successor = Memory.objects.create(
+            org_id=principal.scope.org_id, scope=scope, owner=principal.user, project=project_for_row,
+            kind=kind, content=content, content_hash=content_hash(content), embedding=vector,
+            writer=principal.writer, authoritative=principal.writer != ApiToken.Writer.WATCHER,
+            token=principal.token, session_id=session_id, valid_from=valid_from, valid_until=valid_until,
+            loop=Memory.Loop.OPEN if kind in Memory.LOOP_KINDS else None, source=source,
+            metadata=metadata or {},
         )
-        for dst in supersedes:
-            outcome = _supersede_declared(targets.get(dst), dst, successor, reasons.get(dst), principal)
-            if outcome == "superseded":
-                result.superseded.append(dst)
-            else:
-                logger.info("declared supersede of %s by %s skipped: %s", dst, successor.id, outcome)
-                result.skipped.append({"dst": dst, "reason": outcome})
-        for link in links:
-            if link.type != Link.Type.SUPERSEDES:
-                _link_on_write(successor, link, principal, result)
-        if not supersedes:
-            result.similar_existing = selectors.similar_existing(
-                owner=principal.user, project=project, vector=vector, exclude_id=successor.id
-            )
-            result.hint = HINT if result.similar_existing else None
-            if result.created:
-                review_record(memory=successor, scope=principal.scope)
+        event_record(successor, Event.Action.REMEMBERED, principal, {"kind": kind})
+    result = RememberResult(
+        memory=successor, created=absorbing is None, dedup=dedup,
+        absorbed_into=successor.id if absorbing is not None else None,
+    )
+    for dst in supersedes:
+        outcome = _supersede_declared(targets.get(dst), successor, reasons.get(dst), principal)
+        if outcome == "superseded":
+            result.superseded.append(dst)
+        else:
+            logger.info("declared supersede of %s by %s skipped: %s", dst, successor.id, outcome)
+            result.skipped.append({"dst": dst, "reason": outcome})
+    for link in links:
+        if link.type != Link.Type.SUPERSEDES:
+            _link_on_write(successor, link, principal, result)
+    if not supersedes:
+        result.similar_existing = selectors.similar_existing(
+            owner=principal.user, project=project, vector=vector, exclude_id=successor.id
+        )
+        result.hint = HINT if result.similar_existing else None
+        if result.created:
+            review_record(memory=successor, scope=principal.scope)
     return result
+
+
+def _check_declaration(principal: Principal, supersedes: list[str], reasons: dict[str, str | None]) -> None:
+    """Who may declare a supersede, how many, and with which reasons: refused before anything is written."""
+    if not supersedes:
+        return
+    if len(supersedes) > MAX_SUPERSEDES:
+        raise Invalid(Code.TOO_MANY_SUPERSEDES, f"A write may supersede at most {MAX_SUPERSEDES} memories.")
+    if principal.writer == ApiToken.Writer.WATCHER:
+        raise Forbidden(Code.SUPERSEDE_FORBIDDEN, "Watcher tokens write provisional memories and cannot supersede.")
+    if principal.org.require_supersede_reason:
+        missing = [dst for dst in supersedes if not (reasons.get(dst) or "").strip()]
+        if missing:
+            raise Invalid(Code.REASON_REQUIRED, "This organization requires a reason on every supersedes link.",
+                          {"dst": missing})
 
 
 def _project_for_write(principal: Principal, slug: str | None) -> Project | None:
@@ -138,16 +149,16 @@ def _project_for_write(principal: Principal, slug: str | None) -> Project | None
     return selectors.project_for_member(user=principal.user, slug=slug)
 
 
-def _lock_targets(ids: list[str]) -> dict[str, Memory]:
-    """Lock the visible targets (in id order, so concurrent writers never deadlock); refuse invisible ones."""
+def _lock_targets(ids: list[str]) -> dict[str, Locked]:
+    """Lock the visible targets; refuse the invisible ones before anything is stored."""
     if not ids:
         return {}
-    # FOR UPDATE: of concurrent writers superseding one target, the first retires it and the rest then see it dead.
-    targets = {m.id: m for m in Memory.objects.select_for_update().filter(pk__in=sorted(ids)).order_by("pk")}
+    # Of concurrent writers superseding one target, the first retires it and the rest then see it dead.
+    targets = lifecycle.lock_memories(ids)
     for dst in ids:
         if dst not in targets and memory_exists(dst):
-            raise Forbidden("target_invisible", "A supersedes target exists but is not visible to you; nothing was "
-                            "stored.", {"dst": dst})
+            raise Forbidden(Code.TARGET_INVISIBLE, "A supersedes target exists but is not visible to you; nothing "
+                            "was stored.", {"dst": dst})
     return targets
 
 
@@ -159,9 +170,9 @@ def memory_exists(memory_id: str) -> bool:
 
 def _find_duplicate(principal, scope, project, content, vector: np.ndarray, session_id):
     """The dedup cascade: the same normalized content, else a near-verbatim restatement in the same session."""
-    same_place = Memory.objects.filter(
+    same_place = selectors.with_relations(Memory.objects.filter(
         owner=principal.user, scope=scope, project=project, status=Memory.Status.LIVE
-    )
+    ))
     # Two identical writes at once must not both miss each other: serialize them on (owner, content).
     digest = content_hash(content)
     with connection.cursor() as cursor:
@@ -178,36 +189,15 @@ def _find_duplicate(principal, scope, project, content, vector: np.ndarray, sess
     return None, None
 
 
-def _supersede_declared(target: Memory | None, dst: str, successor: Memory, reason, principal) -> str:
+def _supersede_declared(target: Locked | None, successor: Memory, reason: str | None, principal: Principal) -> str:
     if target is None:
         return "missing"
     if target.id == successor.id:
         return "self"
     if not target.is_live:
         return "dead"
-    memory_supersede(target=target, successor=successor, reason=reason, principal=principal, origin="declared")
+    lifecycle.supersede(target, successor=successor, reason=reason, origin=Link.Origin.DECLARED, principal=principal)
     return "superseded"
-
-
-def memory_supersede(*, target: Memory, successor: Memory, reason: str | None, principal: Principal, origin: str):
-    """Retire a locked, live target in favour of its successor (caller holds the transaction and the lock)."""
-    now = timezone.now()
-    target.status = Memory.Status.SUPERSEDED
-    target.superseded_by = successor
-    target.invalidated_at = now
-    target.invalidated_reason = reason
-    target.invalidated_by = principal.user
-    fields = ["status", "superseded_by", "invalidated_at", "invalidated_reason", "invalidated_by"]
-    if target.kind in Memory.LOOP_KINDS and target.loop == Memory.Loop.OPEN:
-        target.loop, target.closed_by = Memory.Loop.CLOSED, successor
-        fields += ["loop", "closed_by"]
-        _event(target, Event.Action.LOOP_CLOSED, principal, {"closed_by": successor.id})
-    target.save(update_fields=fields)
-    Link.objects.create(
-        org_id=target.org_id, src=successor, dst=target, type=Link.Type.SUPERSEDES, reason=reason,
-        retired_dst=True, origin=origin, created_by=principal.user,
-    )
-    _event(target, Event.Action.SUPERSEDED, principal, {"by": successor.id, "reason": reason, "origin": origin})
 
 
 def _link_on_write(successor: Memory, spec: LinkSpec, principal: Principal, result: RememberResult) -> None:
@@ -222,73 +212,41 @@ def _link_create(*, src: Memory, dst: Memory, type: str, reason: str | None, pri
     link = Link.objects.create(
         org_id=src.org_id, src=src, dst=dst, type=type, reason=reason, created_by=principal.user
     )
-    _event(src, Event.Action.LINKED, principal, {"link": link.id, "type": type, "dst": dst.id})
+    event_record(src, Event.Action.LINKED, principal, {"link": link.id, "type": type, "dst": dst.id})
     return link
 
 
-def _event(memory: Memory, action: str, principal: Principal, payload: dict | None = None) -> None:
-    Event.objects.create(
-        org_id=memory.org_id, memory=memory, action=action, actor=principal.user, token=principal.token,
-        payload=payload or {},
-    )
-
-
-def _locked(memory_id: str) -> Memory:
-    memory = Memory.objects.select_for_update().filter(pk=memory_id).first()
+def _locked(memory_id: str) -> Locked:
+    memory = lifecycle.lock_memories([memory_id]).get(memory_id)
     if memory is None:  # missing and invisible look the same under RLS, on purpose
-        raise NotFound("not_found", "No such memory.")
+        raise NotFound(Code.NOT_FOUND, "No such memory.")
     return memory
 
 
 def memory_forget(*, principal: Principal, memory_id: str, reason: str | None = None) -> Memory:
-    with rls.tenant_scope(principal.scope):
-        memory = _locked(memory_id)
-        if not memory.is_live:
-            raise Conflict("not_live", f"Only a live memory can be forgotten; this one is {memory.status}.")
-        memory.status = Memory.Status.FORGOTTEN
-        memory.invalidated_at = timezone.now()
-        memory.invalidated_reason = reason
-        memory.invalidated_by = principal.user
-        memory.save(update_fields=["status", "invalidated_at", "invalidated_reason", "invalidated_by"])
-        _event(memory, Event.Action.FORGOT, principal, {"reason": reason})
+    memory = _locked(memory_id)
+    if not memory.is_live:
+        raise Conflict(Code.NOT_LIVE, f"Only a live memory can be forgotten; this one is {memory.status}.")
+    lifecycle.forget(memory, reason=reason, principal=principal)
     return memory
 
 
 def memory_restore(*, principal: Principal, memory_id: str) -> Memory:
-    """Reverse a forget or a supersede exactly; the supersedes link stays, marked undone."""
-    with rls.tenant_scope(principal.scope):
-        memory = _locked(memory_id)
-        if memory.is_live:
-            raise Conflict("already_live", "This memory is already live.")
-        now = timezone.now()
-        previous = {"status": memory.status, "superseded_by": memory.superseded_by_id}
-        if memory.status == Memory.Status.SUPERSEDED:
-            Link.objects.filter(
-                dst=memory, src_id=memory.superseded_by_id, type=Link.Type.SUPERSEDES, retired_dst=True,
-                undone_at__isnull=True,
-            ).update(undone_at=now)
-            if memory.loop == Memory.Loop.CLOSED and memory.closed_by_id == memory.superseded_by_id:
-                memory.loop, memory.closed_by = Memory.Loop.OPEN, None
-                _event(memory, Event.Action.LOOP_REOPENED, principal)
-        memory.status = Memory.Status.LIVE
-        memory.superseded_by = None
-        memory.invalidated_at = memory.invalidated_reason = memory.invalidated_by = None
-        memory.save(update_fields=[
-            "status", "superseded_by", "invalidated_at", "invalidated_reason", "invalidated_by", "loop", "closed_by"
-        ])
-        _event(memory, Event.Action.RESTORED, principal, previous)
+    memory = _locked(memory_id)
+    if memory.is_live:
+        raise Conflict(Code.ALREADY_LIVE, "This memory is already live.")
+    lifecycle.restore(memory, principal=principal)
     return memory
 
 
 def memory_link(*, principal: Principal, src: str, dst: str, type: str, reason: str | None = None) -> Link:
     """A graph edge only: even a supersedes link retires nothing and closes no loop."""
     if src == dst:
-        raise Invalid("invalid", "A memory cannot link to itself.", {"fields": {"dst": ["Same as src."]}})
-    with rls.tenant_scope(principal.scope):
-        found = {m.id: m for m in Memory.objects.filter(pk__in=[src, dst])}
-        if src not in found or dst not in found:
-            raise NotFound("not_found", "No such memory.")
-        return _link_create(src=found[src], dst=found[dst], type=type, reason=reason, principal=principal)
+        raise Invalid(Code.INVALID, "A memory cannot link to itself.", {"fields": {"dst": ["Same as src."]}})
+    found = {m.id: m for m in Memory.objects.filter(pk__in=[src, dst])}
+    if src not in found or dst not in found:
+        raise NotFound(Code.NOT_FOUND, "No such memory.")
+    return _link_create(src=found[src], dst=found[dst], type=type, reason=reason, principal=principal)
 
 
 def memory_check_record(
@@ -296,25 +254,23 @@ def memory_check_record(
 ) -> Check:
     """Someone tried a memory. A failed check that names its correction retires the memory (provenance `check`)."""
     if corrected_by and outcome != Check.Outcome.FAIL:
-        raise Invalid("invalid", "corrected_by: only a failed check names a correction.",
+        raise Invalid(Code.INVALID, "corrected_by: only a failed check names a correction.",
                       {"fields": {"corrected_by": ["Only with outcome 'fail'."]}})
     if corrected_by == memory_id:
-        raise Invalid("invalid", "corrected_by: a memory cannot correct itself.",
+        raise Invalid(Code.INVALID, "corrected_by: a memory cannot correct itself.",
                       {"fields": {"corrected_by": ["Same as the checked memory."]}})
     if corrected_by and principal.writer == ApiToken.Writer.WATCHER:
-        raise Forbidden("supersede_forbidden", "Watcher tokens cannot retire memories.")
-    with rls.tenant_scope(principal.scope):
-        locked = {m.id: m for m in Memory.objects.select_for_update().filter(
-            pk__in=sorted({memory_id, corrected_by} - {None}))}
-        memory = locked.get(memory_id)
-        if memory is None or (corrected_by and corrected_by not in locked):
-            raise NotFound("not_found", "No such memory.")
-        check = Check.objects.create(
-            org_id=memory.org_id, memory=memory, outcome=outcome, detail=detail,
-            corrected_by=locked.get(corrected_by), created_by=principal.user,
-        )
-        _event(memory, Event.Action.CHECKED, principal, {"check": check.id, "outcome": outcome})
-        if corrected_by and memory.is_live:
-            memory_supersede(target=memory, successor=locked[corrected_by], reason=detail, principal=principal,
-                             origin="check")
+        raise Forbidden(Code.SUPERSEDE_FORBIDDEN, "Watcher tokens cannot retire memories.")
+    locked = lifecycle.lock_memories({memory_id, corrected_by} - {None})
+    memory = locked.get(memory_id)
+    if memory is None or (corrected_by and corrected_by not in locked):
+        raise NotFound(Code.NOT_FOUND, "No such memory.")
+    check = Check.objects.create(
+        org_id=memory.org_id, memory=memory, outcome=outcome, detail=detail,
+        corrected_by=locked.get(corrected_by), created_by=principal.user,
+    )
+    event_record(memory, Event.Action.CHECKED, principal, {"check": check.id, "outcome": outcome})
+    if corrected_by and memory.is_live:
+        lifecycle.supersede(memory, successor=locked[corrected_by], reason=detail, origin=Link.Origin.CHECK,
+                            principal=principal)
     return check

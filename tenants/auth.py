@@ -5,7 +5,7 @@ from datetime import timedelta
 from uuid import UUID
 
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
-from django.db import connection, transaction
+from django.db import connection
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 from rest_framework import authentication, exceptions
@@ -48,25 +48,43 @@ def token_identity(secret: str) -> tuple[str, UUID, UUID] | None:
         return cursor.fetchone()
 
 
+@dataclass(frozen=True)
+class Identity:
+    """Who a request says it is, before anything has been read as that identity (DRF's ``request.auth``).
+
+    Authentication only resolves the token (or session) to ids; the principal is loaded inside the request's one
+    transaction, after the view's slow preparation (tenants/rls.py, the rule).
+    """
+
+    scope: rls.Scope
+    token_id: str | None = None
+    session_hash: str | None = None  # a session login: must still match the user's password hash
+
+    is_authenticated = True  # what DRF's IsAuthenticated asks of request.user
+
+
 def load_principal(scope: rls.Scope, token_id: str | None) -> Principal:
-    with transaction.atomic():
-        context = rls.activate(scope)
-        try:
-            membership = Membership.objects.select_related("org", "user").filter(user_id=scope.user_id).first()
-            if membership is None or not membership.user.is_active:
-                raise exceptions.AuthenticationFailed("This user is no longer a member of the organization.")
-            token = None
-            if token_id:
-                token = ApiToken.objects.select_related("project").get(pk=token_id)
-                now = timezone.now()
-                if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
-                    ApiToken.objects.filter(pk=token_id).update(last_used_at=now)
-                    token.last_used_at = now
-        except BaseException:
-            rls.deactivate(context, restore_database=False)
-            raise
-        rls.deactivate(context)
-        return Principal(scope=scope, user=membership.user, membership=membership, token=token)
+    """The caller as the services see it. Runs inside the caller's scope."""
+    membership = Membership.objects.select_related("org", "user").filter(user_id=scope.user_id).first()
+    if membership is None or not membership.user.is_active:
+        raise exceptions.AuthenticationFailed("This user is no longer a member of the organization.")
+    token = None
+    if token_id:
+        token = ApiToken.objects.select_related("project").get(pk=token_id)
+        now = timezone.now()
+        if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
+            ApiToken.objects.filter(pk=token_id).update(last_used_at=now)
+            token.last_used_at = now
+    return Principal(scope=scope, user=membership.user, membership=membership, token=token)
+
+
+def principal_for(identity: Identity) -> Principal:
+    principal = load_principal(identity.scope, identity.token_id)
+    if identity.session_hash is not None and not constant_time_compare(
+        identity.session_hash, principal.user.get_session_auth_hash()
+    ):
+        raise exceptions.AuthenticationFailed("Your session has ended; sign in again.")
+    return principal
 
 
 class BearerTokenAuthentication(authentication.BaseAuthentication):
@@ -81,8 +99,8 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         if identity is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked token.")
         token_id, org_id, user_id = identity
-        principal = load_principal(rls.Scope(org_id=org_id, user_id=user_id), token_id)
-        return principal.user, principal
+        identity = Identity(scope=rls.Scope(org_id=org_id, user_id=user_id), token_id=token_id)
+        return identity, identity
 
     def authenticate_header(self, request) -> str:
         return 'Bearer realm="zero-memory"'
@@ -96,8 +114,8 @@ class OrgSessionAuthentication(authentication.SessionAuthentication):
         user_id, org_id = session.get(SESSION_KEY), session.get(SESSION_ORG_KEY)
         if not user_id or not org_id:
             return None
-        principal = load_principal(rls.Scope(org_id=UUID(org_id), user_id=UUID(user_id)), token_id=None)
-        if not constant_time_compare(session.get(HASH_SESSION_KEY, ""), principal.user.get_session_auth_hash()):
-            return None
         self.enforce_csrf(request)
-        return principal.user, principal
+        identity = Identity(
+            scope=rls.Scope(org_id=UUID(org_id), user_id=UUID(user_id)), session_hash=session.get(HASH_SESSION_KEY, "")
+        )
+        return identity, identity

@@ -10,6 +10,7 @@ from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
 from django.db import models
 
 from tenants.ids import new_id
+from tenants.rls import TenantManager
 
 
 class Organization(models.Model):
@@ -18,6 +19,8 @@ class Organization(models.Model):
     name = models.CharField(max_length=200)
     require_supersede_reason = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TenantManager()
 
     def __str__(self) -> str:
         return self.slug
@@ -55,6 +58,8 @@ class Membership(models.Model):
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.MEMBER)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = TenantManager()
+
     class Meta:
         constraints = [models.UniqueConstraint(fields=["org", "user"], name="membership_org_user_uniq")]
 
@@ -65,6 +70,8 @@ class Project(models.Model):
     slug = models.SlugField(max_length=64)
     name = models.CharField(max_length=200)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TenantManager()
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["org", "slug"], name="project_org_slug_uniq")]
@@ -78,6 +85,8 @@ class ProjectMember(models.Model):
     project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="members")
     user = models.ForeignKey(User, on_delete=models.PROTECT, related_name="project_memberships")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TenantManager()
 
     class Meta:
         constraints = [
@@ -106,6 +115,8 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = TenantManager()
 
     class Meta:
         indexes = [models.Index(fields=["org", "user"], name="token_org_user_idx")]

@@ -1,18 +1,31 @@
-"""The one place that tells Postgres who is asking.
+"""The one place that tells Postgres who is asking, and the one rule for transactions.
 
 Row-level security policies read ``app.org_id`` and ``app.user_id``. They are always set transaction-locally
-(``set_config(..., true)``), so an identity ends with its transaction and can never leak into the next request
-that reuses a pooled or persistent connection. HTTP requests, RQ jobs, management commands and tests all go
-through ``activate`` (directly or via ``tenant_scope`` / ``tenant_job``).
+(``set_config(..., true)``), so an identity ends with its transaction and can never reach the next request that
+reuses a pooled connection.
+
+The rule, for every way in (HTTP, RQ jobs, management commands, tests):
+
+1. The entry point opens the transaction and sets the identity, once, with ``tenant_scope``: ``TenantAPIView``
+   around each request, the review job around each of its two steps, a command or a test around its work. Services
+   and selectors never open a scope: they run inside the caller's, so they compose (remember calls supersede, a
+   review calls supersede) without nested or durable-transaction tricks.
+2. Slow work that must not hold a transaction open, embedding text and calling the judge, happens before the scope
+   is entered (a view's ``prepare_<method>``) or between two scopes (the review job).
+3. A service that changes a memory's lifecycle says so in its signature: it takes ``Locked`` memories, which only
+   ``memory.lifecycle.lock_memories`` hands out (``FOR UPDATE``, in id order).
+
+Fail closed: tenant-owned managers raise ``TenantScopeMissing`` when no scope is active, instead of letting RLS
+quietly return nothing.
 """
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar, Token
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import wraps
 from uuid import UUID
 
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 
 
 @dataclass(frozen=True)
@@ -31,33 +44,6 @@ UNSAFE_ALL_TENANTS = "owner"
 _scope: ContextVar[Scope | None] = ContextVar("tenant_scope", default=None)
 
 
-def _set_identity(scope: Scope | None) -> None:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT set_config('app.org_id', %s, true), set_config('app.user_id', %s, true)",
-            [str(scope.org_id) if scope else "", str(scope.user_id or "") if scope else ""],
-        )
-
-
-def activate(scope: Scope) -> Token:
-    if not connection.in_atomic_block:
-        raise RuntimeError("RLS identity needs an open transaction: it is set transaction-locally.")
-    _set_identity(scope)
-    return _scope.set(scope)
-
-
-def deactivate(token: Token, *, restore_database: bool = True) -> None:
-    """Return to the identity that was active before (none at the top level).
-
-    At the end of a transaction Postgres drops the settings anyway; restoring them here also covers a scope
-    nested in a longer transaction (a savepoint), so an inner identity never outlives its block. After an error
-    there is nothing to restore: the rollback to the savepoint or of the transaction undoes the settings too.
-    """
-    _scope.reset(token)
-    if restore_database and connection.in_atomic_block and not connection.needs_rollback:
-        _set_identity(_scope.get())
-
-
 def current_scope() -> Scope | None:
     return _scope.get()
 
@@ -65,30 +51,47 @@ def current_scope() -> Scope | None:
 def require_scope() -> Scope:
     scope = _scope.get()
     if scope is None:
-        raise TenantScopeMissing("No tenant scope is active.")
+        raise TenantScopeMissing("Tenant data needs an identity: enter rls.tenant_scope() at the entry point.")
     return scope
 
 
 @contextmanager
 def tenant_scope(scope: Scope) -> Iterator[None]:
-    """Run a block in its own transaction as ``scope``: for jobs, commands, the shell and tests."""
+    """One transaction as ``scope``. Durable: an identity cannot be swapped inside someone else's transaction."""
     with transaction.atomic(durable=True):
-        token = activate(scope)
+        _set_identity(str(scope.org_id), str(scope.user_id or ""))
+        token = _scope.set(scope)
         try:
             yield
-        except BaseException:
-            deactivate(token, restore_database=False)
-            raise
-        deactivate(token)
+        finally:
+            # Postgres forgets the settings when the transaction ends; the ContextVar must forget with it.
+            _scope.reset(token)
+    if connection.in_atomic_block:
+        # Only a test's own transaction can enclose a durable block (Django lets it); the settings would outlive
+        # the scope there, so clear them. (After an error the rollback to the savepoint has undone them already.)
+        _set_identity("", "")
+
+
+def _set_identity(org_id: str, user_id: str) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('app.org_id', %s, true), set_config('app.user_id', %s, true)",
+                       [org_id, user_id])
 
 
 def tenant_job(func: Callable) -> Callable:
-    """Decorate an RQ job that takes ``org_id`` and ``user_id`` keywords: it runs under that identity."""
+    """An RQ job that takes ``org_id`` and ``user_id`` keywords and runs in one scope as that identity."""
 
     @wraps(func)
     def run(*args, org_id: str, user_id: str | None = None, **kwargs):
-        scope = Scope(org_id=UUID(str(org_id)), user_id=UUID(str(user_id)) if user_id else None)
-        with tenant_scope(scope):
+        with tenant_scope(Scope(org_id=UUID(str(org_id)), user_id=UUID(str(user_id)) if user_id else None)):
             return func(*args, **kwargs)
 
     return run
+
+
+class TenantManager(models.Manager):
+    """The default manager of every tenant-owned model: no identity, no query (rule above, 'fail closed')."""
+
+    def get_queryset(self) -> models.QuerySet:
+        require_scope()
+        return super().get_queryset()

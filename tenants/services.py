@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from config.errors import Conflict, Forbidden, NotFound
+from config.errors import Code, Conflict, Forbidden, NotFound
 from tenants import rls
 from tenants.auth import Principal, hash_secret
 from tenants.models import ApiToken, Membership, Organization, Project, ProjectMember, User
@@ -58,7 +58,7 @@ def org_bootstrap(*, org_slug: str, admin_email: str, project_slugs: list[str]) 
 def user_add(*, principal: Principal, email: str, role: str) -> Membership:
     user = _user_for_email(email)
     if Membership.objects.filter(user_id=user.id).exists():
-        raise Conflict("already_member", f"{user.email} is already a member of this organization.")
+        raise Conflict(Code.ALREADY_MEMBER, f"{user.email} is already a member of this organization.")
     return Membership.objects.create(org=principal.org, user=user, role=role)
 
 
@@ -67,7 +67,7 @@ def project_create(*, principal: Principal, slug: str, name: str) -> Project:
         with transaction.atomic():
             project = Project.objects.create(org=principal.org, slug=slug, name=name or slug)
     except IntegrityError:
-        raise Conflict("duplicate_slug", f"A project with slug '{slug}' already exists.", {"slug": slug})
+        raise Conflict(Code.DUPLICATE_SLUG, f"A project with slug '{slug}' already exists.", {"slug": slug})
     ProjectMember.objects.create(org=principal.org, project=project, user=principal.user)
     return project
 
@@ -75,14 +75,14 @@ def project_create(*, principal: Principal, slug: str, name: str) -> Project:
 def _project_for_admin(slug: str) -> Project:
     project = Project.objects.filter(slug=slug).first()
     if project is None:
-        raise NotFound("not_found", "No such project.")
+        raise NotFound(Code.NOT_FOUND, "No such project.")
     return project
 
 
 def _member_user(user_id) -> User:
     membership = Membership.objects.select_related("user").filter(user_id=user_id).first()
     if membership is None:
-        raise NotFound("not_found", "No such user in this organization.")
+        raise NotFound(Code.NOT_FOUND, "No such user in this organization.")
     return membership.user
 
 
@@ -93,14 +93,14 @@ def project_member_add(*, principal: Principal, project_slug: str, user_id: uuid
         with transaction.atomic():
             return ProjectMember.objects.create(org=principal.org, project=project, user=user)
     except IntegrityError:
-        raise Conflict("already_member", f"{user.email} is already a member of project '{project.slug}'.")
+        raise Conflict(Code.ALREADY_MEMBER, f"{user.email} is already a member of project '{project.slug}'.")
 
 
 def project_member_remove(*, principal: Principal, project_slug: str, user_id: uuid.UUID) -> None:
     project = _project_for_admin(project_slug)
     deleted, _ = ProjectMember.objects.filter(project=project, user_id=user_id).delete()
     if not deleted:
-        raise NotFound("not_found", "That user is not a member of this project.")
+        raise NotFound(Code.NOT_FOUND, "That user is not a member of this project.")
 
 
 def _token_create(*, org: Organization, user: User, name: str, writer: str, project: Project | None):
@@ -120,13 +120,13 @@ def api_token_issue(
     elif principal.is_admin:
         user = _member_user(user_id)
     else:
-        raise Forbidden("forbidden", "Members may mint tokens only for themselves.")
+        raise Forbidden(Code.FORBIDDEN, "Members may mint tokens only for themselves.")
     project = None
     if project_slug:
         # The token's user must belong to its default project; otherwise the project "does not exist" for them.
         project = Project.objects.filter(slug=project_slug, members__user=user).first()
         if project is None:
-            raise NotFound("not_found", "No such project.", {"project": project_slug})
+            raise NotFound(Code.NOT_FOUND, "No such project.", {"project": project_slug})
     return _token_create(org=principal.org, user=user, name=name, writer=writer, project=project)
 
 
@@ -134,7 +134,7 @@ def api_token_revoke(*, principal: Principal, token_id: str) -> None:
     """Revoke at once: authentication checks revoked_at on every request. Revoking twice changes nothing."""
     token = ApiToken.objects.filter(pk=token_id).first()  # RLS: own tokens, or all of the org for admins
     if token is None:
-        raise NotFound("not_found", "No such token.")
+        raise NotFound(Code.NOT_FOUND, "No such token.")
     if token.revoked_at is None:
         ApiToken.objects.filter(pk=token_id).update(revoked_at=timezone.now())
 

@@ -1,24 +1,25 @@
-"""The base class of every tenant endpoint: authenticate, then tell Postgres who is asking."""
+"""The base class of every tenant endpoint: authenticate, prepare, then one transaction as the caller."""
+from contextlib import ExitStack
+
 from drf_spectacular.utils import extend_schema_serializer
-from django.db import transaction
 from rest_framework import serializers
 from rest_framework.views import APIView
 
-from config.errors import Forbidden
+from config.errors import Code, Forbidden
 from tenants import rls
-from tenants.auth import Principal
+from tenants.auth import Identity, Principal, principal_for
 
 
 class TenantAPIView(APIView):
-    admin_only = False
-    # Views that embed text opt out of the request-wide transaction: they embed first, then open a tenant_scope
-    # for the database work only (the model never runs while a transaction holds locks).
-    atomic_request = True
+    """Each request runs in exactly one transaction, as the caller (the rule in tenants/rls.py).
 
-    @classmethod
-    def as_view(cls, **initkwargs):
-        view = super().as_view(**initkwargs)
-        return view if cls.atomic_request else transaction.non_atomic_requests(view)
+    Order: DRF authenticates (the token or session resolves to an ``Identity``, nothing read as it yet), then the
+    optional ``prepare_<method>`` runs outside any transaction for slow work such as embedding, and its return value
+    becomes ``self.prepared``; then the transaction opens with the caller's identity, the principal is loaded and the
+    handler runs. An error response rolls the whole transaction back (config/errors.py).
+    """
+
+    admin_only = False
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -28,32 +29,24 @@ class TenantAPIView(APIView):
             if serializer is not None:
                 extend_schema_serializer(component_name=cls.__name__.removesuffix("View") + role)(serializer)
 
+    def dispatch(self, request, *args, **kwargs):
+        with ExitStack() as self._transaction:
+            return super().dispatch(request, *args, **kwargs)
+
     def initial(self, request, *args, **kwargs) -> None:
         super().initial(request, *args, **kwargs)  # authentication and IsAuthenticated
-        principal: Principal = request.auth
-        # Middleware would run too early: DRF authenticates inside the view. The request runs in one transaction
-        # (ATOMIC_REQUESTS), so this identity lasts exactly as long as the request.
-        if self.atomic_request:
-            self._rls_context = rls.activate(principal.scope)
+        identity: Identity = request.auth
+        prepare = getattr(self, f"prepare_{request.method.lower()}", None)
+        self.prepared = prepare(request, *args, **kwargs) if prepare else None
+        # Middleware would run too early: DRF authenticates inside the view.
+        self._transaction.enter_context(rls.tenant_scope(identity.scope))
+        self.principal: Principal = principal_for(identity)
         if self.admin_only:
             self.require_admin()
 
-    def dispatch(self, request, *args, **kwargs):
-        self._rls_context = None
-        try:
-            return super().dispatch(request, *args, **kwargs)
-        finally:
-            if self._rls_context is not None:
-                # The request's transaction ends right after this, and with it the identity in Postgres.
-                rls.deactivate(self._rls_context, restore_database=False)
-
-    @property
-    def principal(self) -> Principal:
-        return self.request.auth
-
     def require_admin(self) -> None:
         if not self.principal.is_admin:
-            raise Forbidden("admin_only", "Only organization admins may do this.")
+            raise Forbidden(Code.ADMIN_ONLY, "Only organization admins may do this.")
 
     def validated(self, serializer_class: type[serializers.Serializer]) -> dict:
         serializer = serializer_class(data=self.request.data)

@@ -6,13 +6,11 @@ from rest_framework.response import Response
 from memory import selectors, services, sources
 from memory.api.objects import MAX_CONTENT_CHARS, MEMORY_ID, CheckOutput, MemoryOutput
 from memory.models import Memory
-from tenants import rls
+from memory.embeddings import embed_one
 from tenants.views import TenantAPIView
 
 
 class ChecksView(TenantAPIView):
-    atomic_request = False  # the service opens its own tenant_scope
-
     class Input(serializers.Serializer):
         outcome = serializers.ChoiceField(choices=["pass", "fail"])
         detail = serializers.CharField(max_length=2000)
@@ -26,8 +24,6 @@ class ChecksView(TenantAPIView):
 
 
 class SourcesView(TenantAPIView):
-    atomic_request = False  # embeds first
-
     class Input(serializers.Serializer):
         source_id = serializers.CharField(max_length=500)
         content = serializers.CharField(max_length=MAX_CONTENT_CHARS, trim_whitespace=False)
@@ -41,15 +37,19 @@ class SourcesView(TenantAPIView):
         created = serializers.BooleanField()
         superseded = serializers.CharField(allow_null=True)
 
+    def prepare_post(self, request) -> tuple[dict, object]:
+        """Outside the transaction: validate and embed."""
+        data = self.validated(self.Input)
+        return data, embed_one(data["content"])
+
     @extend_schema(operation_id="source_put", request=Input, responses={201: Output, 200: Output})
     def post(self, request):
-        data = self.validated(self.Input)
+        data, vector = self.prepared
         result = sources.source_put(
-            principal=self.principal, source_id=data["source_id"], content=data["content"],
+            principal=self.principal, source_id=data["source_id"], content=data["content"], vector=vector,
             version=data.get("version"), url=data.get("url"), kind=data["kind"], project_slug=data.get("project"),
         )
-        with rls.tenant_scope(self.principal.scope):
-            memory = selectors.memory_get(memory_id=result.memory.id)
+        memory = selectors.memory_get(memory_id=result.memory.id)
         body = {"memory": MemoryOutput(memory).data, "created": result.created, "superseded": result.superseded}
         return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
 

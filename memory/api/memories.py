@@ -5,20 +5,17 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from config.errors import TooLarge
+from config.errors import Code, TooLarge
 from memory import selectors, services
 from memory.api.objects import (
     MAX_CONTENT_CHARS, MAX_METADATA_BYTES, MEMORY_ID, CheckOutput, EventOutput, LinkInput, LinkOutput, MemoryOutput,
 )
 from memory.models import Link, Memory
-from tenants import rls
 from tenants.views import TenantAPIView
 
 
 class MemoriesView(TenantAPIView):
     """POST: remember. GET: the feed."""
-
-    atomic_request = False  # remember embeds first, then opens its own transaction
 
     class Input(serializers.Serializer):
         content = serializers.CharField(trim_whitespace=False)
@@ -60,20 +57,26 @@ class MemoriesView(TenantAPIView):
         results = MemoryOutput(many=True)
         next_cursor = serializers.CharField(allow_null=True)
 
-    @extend_schema(operation_id="remember", request=Input, responses={201: Output, 200: Output})
-    def post(self, request):
+    def prepare_post(self, request) -> tuple[dict, object]:
+        """Outside the transaction: check the limits, validate, and embed the content."""
         body = request.data
         # Size limits first, with their own status, before anything else looks at the body.
         if isinstance(body, dict):
             if isinstance(body.get("content"), str) and len(body["content"]) > MAX_CONTENT_CHARS:
-                raise TooLarge("content_too_large", f"content is longer than {MAX_CONTENT_CHARS} characters.",
+                raise TooLarge(Code.CONTENT_TOO_LARGE, f"content is longer than {MAX_CONTENT_CHARS} characters.",
                                {"limit": MAX_CONTENT_CHARS, "length": len(body["content"])})
             if isinstance(body.get("metadata"), dict) and len(json.dumps(body["metadata"])) > MAX_METADATA_BYTES:
-                raise TooLarge("metadata_too_large", "metadata is larger than 8 KB.", {"limit": MAX_METADATA_BYTES})
+                raise TooLarge(Code.METADATA_TOO_LARGE, "metadata is larger than 8 KB.", {"limit": MAX_METADATA_BYTES})
         data = self.validated(self.Input)
+        return data, services.memory_embedding(data["content"])
+
+    @extend_schema(operation_id="remember", request=Input, responses={201: Output, 200: Output})
+    def post(self, request):
+        data, vector = self.prepared
         result = services.memory_remember(
             principal=self.principal,
             content=data["content"],
+            vector=vector,
             kind=data["kind"],
             scope=data.get("scope"),
             project_slug=data.get("project"),
@@ -84,9 +87,7 @@ class MemoriesView(TenantAPIView):
             source=data.get("source"),
             metadata=data["metadata"],
         )
-        with rls.tenant_scope(self.principal.scope):
-            memory = selectors.memory_get(memory_id=result.memory.id)
-        body = self.Output({**result.__dict__, "memory": memory}).data
+        body = self.Output(result.__dict__).data
         return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
 
     class FeedInput(serializers.Serializer):
@@ -102,13 +103,12 @@ class MemoriesView(TenantAPIView):
         query = self.FeedInput(data=request.query_params)
         query.is_valid(raise_exception=True)
         params = query.validated_data
-        with rls.tenant_scope(self.principal.scope):
-            results, next_cursor = selectors.memory_feed(
-                user=self.principal.user, lifecycle=params["lifecycle"], kind=params.get("kind"),
-                project_slug=params.get("project"), scope=params.get("scope"), limit=params["limit"],
-                cursor=params.get("cursor"),
-            )
-            return Response({"results": MemoryOutput(results, many=True).data, "next_cursor": next_cursor})
+        results, next_cursor = selectors.memory_feed(
+            user=self.principal.user, lifecycle=params["lifecycle"], kind=params.get("kind"),
+            project_slug=params.get("project"), scope=params.get("scope"), limit=params["limit"],
+            cursor=params.get("cursor"),
+        )
+        return Response({"results": MemoryOutput(results, many=True).data, "next_cursor": next_cursor})
 
 
 class MemoryDetailView(TenantAPIView):
@@ -153,35 +153,24 @@ class MemoryOnlyOutput(serializers.Serializer):
 
 
 class ForgetView(TenantAPIView):
-    atomic_request = False
-
     class Input(serializers.Serializer):
         reason = serializers.CharField(required=False, allow_null=True, allow_blank=True, max_length=2000)
 
     @extend_schema(operation_id="memory_forget", request=Input, responses=MemoryOnlyOutput)
     def post(self, request, memory_id: str):
         data = self.validated(self.Input)
-        services.memory_forget(principal=self.principal, memory_id=memory_id, reason=data.get("reason"))
-        return _memory_response(self.principal, memory_id)
+        memory = services.memory_forget(principal=self.principal, memory_id=memory_id, reason=data.get("reason"))
+        return Response({"memory": MemoryOutput(memory).data})
 
 
 class RestoreView(TenantAPIView):
-    atomic_request = False
-
     @extend_schema(operation_id="memory_restore", request=None, responses=MemoryOnlyOutput)
     def post(self, request, memory_id: str):
-        services.memory_restore(principal=self.principal, memory_id=memory_id)
-        return _memory_response(self.principal, memory_id)
-
-
-def _memory_response(principal, memory_id: str) -> Response:
-    with rls.tenant_scope(principal.scope):
-        return Response({"memory": MemoryOutput(selectors.memory_get(memory_id=memory_id)).data})
+        memory = services.memory_restore(principal=self.principal, memory_id=memory_id)
+        return Response({"memory": MemoryOutput(memory).data})
 
 
 class LinksView(TenantAPIView):
-    atomic_request = False
-
     class Input(serializers.Serializer):
         src = serializers.RegexField(MEMORY_ID)
         dst = serializers.RegexField(MEMORY_ID)

@@ -1,9 +1,12 @@
 """POST /api/v1/recall."""
+import time
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
 from memory import recall
+from memory.embeddings import embed_one
 from memory.api.objects import (
     MAX_CONTENT_CHARS, CheckOutput, MemoryOutput, StrictBooleanField, StrictIntegerField,
 )
@@ -12,8 +15,6 @@ from tenants.views import TenantAPIView
 
 
 class RecallView(TenantAPIView):
-    atomic_request = False  # recall embeds the query first, then reads in its own transaction
-
     class Input(serializers.Serializer):
         query = serializers.CharField(max_length=MAX_CONTENT_CHARS)
         project = serializers.SlugField(required=False, allow_null=True)
@@ -42,13 +43,20 @@ class RecallView(TenantAPIView):
         results = Result(many=True)
         trace = serializers.DictField()
 
+    def prepare_post(self, request) -> tuple[dict, object, float]:
+        """Outside the transaction: validate and embed the query (its time goes into the trace)."""
+        data = self.validated(self.Input)
+        started = time.perf_counter()
+        return data, embed_one(data["query"]), (time.perf_counter() - started) * 1000
+
     @extend_schema(operation_id="recall", request=Input, responses=Output)
     def post(self, request):
-        data = self.validated(self.Input)
-        result = recall.memory_recall(principal=self.principal, q=recall.RecallQuery(
+        data, vector, embed_ms = self.prepared
+        result = recall.memory_recall(principal=self.principal, vector=vector, q=recall.RecallQuery(
             query=data["query"], k=data["k"], project=data.get("project"), scope=data["scope"],
             kinds=data.get("kinds"), include_history=data["include_history"], as_of=data.get("as_of"),
         ))
+        result.trace["timings_ms"] = {"embed": round(embed_ms, 2), **result.trace["timings_ms"]}
         results = [
             {
                 "memory": MemoryOutput(hit.memory).data,

@@ -16,6 +16,7 @@ import numpy as np
 from django.db import connection, connections
 
 from memory import recall, selectors
+from memory.bench import calls
 from memory.bench.texts import PEOPLE, SERVICES, TOOLS, synthetic_memory
 from memory.embeddings import embed
 from memory.models import Memory
@@ -165,13 +166,13 @@ def bench_recall(*, memories: int, queries: int, seed: int, store: int, say: Cal
             rng.choice(QUESTIONS).format(service=rng.choice(SERVICES), tool=rng.choice(TOOLS), person=rng.choice(PEOPLE))
             for _ in range(queries)
         ]
-        recall.memory_recall(principal=principal, q=recall.RecallQuery(query="warm up"))
+        calls.recall_as(principal, recall.RecallQuery(query="warm up"))
         results = {}
         for name, extra in FILTERS.items():
             timings = []
             for question in questions:
                 start = time.perf_counter()
-                recall.memory_recall(principal=principal, q=recall.RecallQuery(query=question, **extra))
+                calls.recall_as(principal, recall.RecallQuery(query=question, **extra))
                 timings.append((time.perf_counter() - start) * 1000)
             results[name] = {p: round(float(np.percentile(timings, int(p[1:]))), 2) for p in ("p50", "p95", "p99")}
             say(f"  {size:>7} memories/tenant  {name:<15} p50 {results[name]['p50']:>6} ms  "

@@ -6,6 +6,7 @@ from collections.abc import Callable
 import numpy as np
 
 from memory import services
+from memory.bench import calls
 from memory.bench.texts import synthetic_memory
 from memory.embeddings import embed_one
 from memory.models import Memory
@@ -58,9 +59,7 @@ def bench_remember(*, n: int, seed: int, say: Callable[[str], None]) -> dict:
             declare = previous is not None and rng.random() < SUPERSEDE_SHARE
             links = [services.LinkSpec("supersedes", previous, "newer version")] if declare else []
             start = time.perf_counter()
-            result = services.memory_remember(
-                principal=principal, content=content, kind=kind, project_slug="bench", links=links
-            )
+            result = calls.remember(principal, content, kind=kind, project_slug="bench", links=links)
             elapsed = time.perf_counter() - start
             series = "declared" if declare else "undeclared"
             timings[series].append(elapsed)

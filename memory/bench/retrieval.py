@@ -15,6 +15,7 @@ import numpy as np
 from django.conf import settings
 
 from memory import recall, services
+from memory.bench import calls
 from memory.bench.ceiling import ceiling
 from tenants import rls
 from tenants.auth import load_principal
@@ -56,8 +57,8 @@ def load(dataset: dict, principals: dict, say: Callable[[str], None]) -> dict[st
     ids: dict[str, str] = {}
     for i, spec in enumerate(dataset["memories"], start=1):
         links = [services.LinkSpec("supersedes", ids[key], spec.get("reason")) for key in spec["supersedes"]]
-        result = services.memory_remember(
-            principal=principals[spec["user"]], content=spec["content"], kind=spec["kind"],
+        result = calls.remember(
+            principals[spec["user"]], spec["content"], kind=spec["kind"],
             scope="project" if spec["project"] else "personal", project_slug=spec["project"], links=links,
         )
         ids[spec["key"]] = result.memory.id
@@ -69,7 +70,7 @@ def load(dataset: dict, principals: dict, say: Callable[[str], None]) -> dict[st
 def review_all(ids: dict[str, str], principals: dict, say: Callable[[str], None]) -> dict[str, int]:
     """Run the hygiene review of every undeclared write now, in order, as the worker would (configured judge)."""
     from hygiene.models import Review
-    from hygiene.services import review_run
+    from hygiene.jobs import review_run
 
     outcomes: dict[str, int] = defaultdict(int)
     for principal in principals.values():
@@ -100,7 +101,7 @@ def evaluate(*, say: Callable[[str], None] = print, dataset_path: Path = DATASET
         answers = {ids[key] for key in query["answers"]}
         stale = {ids[key] for key in query["stale"]}
         start = time.perf_counter()
-        result = recall.memory_recall(principal=principals[query["user"]], q=recall.RecallQuery(
+        result = calls.recall_as(principals[query["user"]], recall.RecallQuery(
             query=query["query"], k=10, project=query.get("project"), kinds=query.get("kinds"),
         ))
         latencies.append(time.perf_counter() - start)

@@ -12,13 +12,19 @@ from tests.conftest import build_tenant
 WRITERS = 8
 
 
+def _remember(principal, content: str, vector=None, **kwargs) -> services.RememberResult:
+    vector = services.memory_embedding(content) if vector is None else vector
+    return services.memory_remember(principal=principal, content=content, vector=vector, project_slug="web", **kwargs)
+
+
 def test_eight_concurrent_supersedes_of_one_target_retire_it_exactly_once(committed):
     acme = build_tenant("acme")
     scope = rls.Scope(org_id=acme.org.id, user_id=acme.member.id)
     with rls.tenant_scope(scope):
         principal = load_principal(scope, token_id=None)
-    target = services.memory_remember(principal=principal, content="The build server is ci-1.", project_slug="web")
+        target = _remember(principal, "The build server is ci-1.")
     target_id = target.memory.id
+    vectors = [services.memory_embedding(f"The build server is ci-{index + 2}.") for index in range(WRITERS)]
 
     barrier = threading.Barrier(WRITERS)
     results: list = [None] * WRITERS
@@ -26,10 +32,9 @@ def test_eight_concurrent_supersedes_of_one_target_retire_it_exactly_once(commit
     def write(index: int) -> None:
         try:
             barrier.wait()
-            results[index] = services.memory_remember(
-                principal=principal, content=f"The build server is ci-{index + 2}.", project_slug="web",
-                links=[services.LinkSpec("supersedes", target_id, f"writer {index}")],
-            )
+            with rls.tenant_scope(scope):
+                results[index] = _remember(principal, f"The build server is ci-{index + 2}.", vectors[index],
+                                           links=[services.LinkSpec("supersedes", target_id, f"writer {index}")])
         except Exception as error:  # noqa: BLE001 - reported below with its thread
             results[index] = error
         finally:

@@ -1,5 +1,4 @@
 """Row-level security at the SQL level, as the app role: the policies alone keep tenants apart."""
-import uuid
 
 import django_rq
 import pytest
@@ -112,15 +111,13 @@ def test_a_member_cannot_create_projects_even_with_raw_sql(acme):
             )
 
 
-def test_a_nested_identity_never_outlives_its_block(acme, globex):
+def test_a_second_identity_cannot_hide_inside_a_scope(acme, globex):
     with rls.tenant_scope(acme.scope):
-        inner = rls.activate(globex.scope)
-        assert _rows("SELECT slug FROM tenants_organization") == [("globex",)]
-        rls.deactivate(inner)
-        assert _rows("SELECT slug FROM tenants_organization") == [("acme",)]
         with pytest.raises(RuntimeError, match="durable"):
-            with rls.tenant_scope(globex.scope):  # a second scope cannot hide inside a transaction
+            with rls.tenant_scope(globex.scope):
                 pass
+        assert _rows("SELECT slug FROM tenants_organization") == [("acme",)]
+    assert rls.current_scope() is None
     assert _rows("SELECT current_setting('app.org_id', true)") == [("",)]
 
 
@@ -153,9 +150,26 @@ def test_identity_of_an_http_request_does_not_leak_into_the_next_query(committed
     assert _rows("SELECT count(*) FROM tenants_project") == [(0,)]
 
 
-def test_activate_refuses_to_run_outside_a_transaction(committed):
-    with pytest.raises(RuntimeError, match="transaction"):
-        rls.activate(rls.Scope(org_id=uuid.uuid4()))
+def test_tenant_data_outside_a_scope_raises_instead_of_reading_nothing(acme):
+    """Fail closed: every tenant-owned manager and the raw-SQL services refuse to run without an identity."""
+    from memory import recall, services
+    from memory.models import Memory
+
+    for model in [m for app in ("tenants", "memory", "hygiene") for m in apps.get_app_config(app).get_models()]:
+        if model._meta.db_table == "tenants_user":
+            continue  # global identities: Django's auth reads them by primary key
+        with pytest.raises(rls.TenantScopeMissing):
+            model.objects.count()
+    with rls.tenant_scope(acme.scope):
+        from tenants.auth import load_principal
+
+        principal = load_principal(acme.scope, token_id=None)
+        assert Memory.objects.count() == 0  # the control: inside a scope the same query runs
+    with pytest.raises(rls.TenantScopeMissing):
+        services.memory_forget(principal=principal, memory_id="mem_01ARZ3NDEKTSV4RRFFQ69G5FAV")
+    with pytest.raises(rls.TenantScopeMissing):
+        recall.memory_recall(principal=principal, q=recall.RecallQuery(query="x"),
+                             vector=services.memory_embedding("x"))
 
 
 @rls.tenant_job

@@ -1,0 +1,81 @@
+"""The one place that retires and restores a memory: supersede, forget and restore.
+
+Declared supersedes, checks, sources, the judge and human review all retire through ``supersede``; ``restore``
+reverses exactly what the retirement did. Each takes ``Locked`` memories: the type says that the caller holds the
+row lock, and ``lock_memories`` is the only way to get one (tenants/rls.py, rule 3).
+"""
+from collections.abc import Iterable
+from typing import NewType
+
+from django.utils import timezone
+
+from memory.events import event_record
+from memory.models import Event, Link, Memory
+from tenants.auth import Principal
+
+Locked = NewType("Locked", Memory)
+
+
+def lock_memories(ids: Iterable[str]) -> dict[str, Locked]:
+    """The visible ones of ``ids``, locked FOR UPDATE until the transaction ends.
+
+    In id order, so that concurrent writers locking overlapping sets never deadlock. Taking a lock this transaction
+    already holds costs nothing more, so a composed service locks again instead of trusting its caller.
+    """
+    memories = (
+        Memory.objects.filter(pk__in=sorted(set(ids))).order_by("pk")
+        .select_related("owner", "project", "token").defer("embedding")  # what the memory object shows
+        .select_for_update(of=("self",))
+    )
+    return {memory.id: Locked(memory) for memory in memories}
+
+
+def supersede(
+    target: Locked, *, successor: Memory, reason: str | None, origin: Link.Origin, principal: Principal
+) -> None:
+    """Retire a live target in favour of its successor: status, link, a loop it closes, and the events."""
+    _retire(target, Memory.Status.SUPERSEDED, reason=reason, principal=principal)
+    target.superseded_by = successor
+    if target.kind in Memory.LOOP_KINDS and target.loop == Memory.Loop.OPEN:
+        target.loop, target.closed_by = Memory.Loop.CLOSED, successor
+        event_record(target, Event.Action.LOOP_CLOSED, principal, {"closed_by": successor.id})
+    target.save(update_fields=[*_RETIREMENT_FIELDS, "superseded_by", "loop", "closed_by"])
+    Link.objects.create(
+        org_id=target.org_id, src=successor, dst=target, type=Link.Type.SUPERSEDES, reason=reason,
+        retired_dst=True, origin=origin, created_by=principal.user,
+    )
+    event_record(target, Event.Action.SUPERSEDED, principal, {"by": successor.id, "reason": reason, "origin": origin})
+
+
+def forget(memory: Locked, *, reason: str | None, principal: Principal) -> None:
+    _retire(memory, Memory.Status.FORGOTTEN, reason=reason, principal=principal)
+    memory.save(update_fields=_RETIREMENT_FIELDS)
+    event_record(memory, Event.Action.FORGOT, principal, {"reason": reason})
+
+
+def restore(memory: Locked, *, principal: Principal) -> None:
+    """Reverse a forget or a supersede exactly; the supersedes link stays in history, marked undone."""
+    previous = {"status": memory.status, "superseded_by": memory.superseded_by_id}
+    if memory.status == Memory.Status.SUPERSEDED:
+        Link.objects.filter(
+            dst=memory, src_id=memory.superseded_by_id, type=Link.Type.SUPERSEDES, retired_dst=True,
+            undone_at__isnull=True,
+        ).update(undone_at=timezone.now())
+        if memory.loop == Memory.Loop.CLOSED and memory.closed_by_id == memory.superseded_by_id:
+            memory.loop, memory.closed_by = Memory.Loop.OPEN, None
+            event_record(memory, Event.Action.LOOP_REOPENED, principal)
+    memory.status = Memory.Status.LIVE
+    memory.superseded_by = None
+    memory.invalidated_at = memory.invalidated_reason = memory.invalidated_by = None
+    memory.save(update_fields=[*_RETIREMENT_FIELDS, "superseded_by", "loop", "closed_by"])
+    event_record(memory, Event.Action.RESTORED, principal, previous)
+
+
+_RETIREMENT_FIELDS = ["status", "invalidated_at", "invalidated_reason", "invalidated_by"]
+
+
+def _retire(memory: Locked, status: Memory.Status, *, reason: str | None, principal: Principal) -> None:
+    memory.status = status
+    memory.invalidated_at = timezone.now()
+    memory.invalidated_reason = reason
+    memory.invalidated_by = principal.user
