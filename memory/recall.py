@@ -8,7 +8,6 @@ Reciprocal rank fusion merges them: score = sum over channels of weight / (RRF_K
 fused because cosine distances and text ranks live on unrelated scales. No age penalty: a months-old right answer is
 not pushed down. Only live memories unless ``include_history``; ``as_of`` reads the store as it stood then.
 """
-import time
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -19,6 +18,7 @@ from django.utils import timezone
 from pgvector.django import VectorField
 
 from hygiene.models import Conflict
+from config.timing import StepTimer
 from memory import selectors
 from memory.models import Check, Link, Memory
 from tenants import rls
@@ -193,14 +193,19 @@ def _project(principal: Principal, slug: str | None) -> Project | None:
     return selectors.project_for_member(user=principal.user, slug=slug) if slug else None
 
 
-def memory_recall(*, principal: Principal, q: RecallQuery, vector: np.ndarray) -> RecallResult:
-    """``vector`` is ``embed_one(q.query)``, computed by the entry point before its transaction."""
+def memory_recall(
+    *, principal: Principal, q: RecallQuery, vector: np.ndarray, steps: StepTimer | None = None
+) -> RecallResult:
+    """``vector`` is ``embed_one(q.query)``, computed by the entry point before its transaction. ``steps`` carries
+    the entry point's own laps (embedding, identity) into the trace."""
     rls.require_scope()  # raw SQL below passes no tenant manager: fail closed here
-    started = time.perf_counter()
+    steps = steps or StepTimer()
     project = _project(principal, q.project)
     where, params = _filters(q, project, statuses=None if _searches_history(q) or q.include_history else ["live"])
     vector_rows = _vector_channel(vector, where, params)
+    steps.lap("vector_channel")
     text_ids, terms = _text_channel(q.query, where, params)
+    steps.lap("text_channel")
     via: dict[str, str] = {}
     if _searches_history(q):
         live_where, live_params = _filters(q, project, statuses=["live"])
@@ -212,10 +217,11 @@ def memory_recall(*, principal: Principal, q: RecallQuery, vector: np.ndarray) -
         if memory_id in fused:
             fused[memory_id]["found_via"] = older
     ranked = sorted(fused.items(), key=lambda item: item[1]["score"], reverse=True)[: q.k]
-    searched = time.perf_counter()
+    steps.lap("fusion")
     hits = _hydrate(ranked, q)
+    steps.lap("hydration")
     warnings = _annotate(hits, q)
-    finished = time.perf_counter()
+    steps.lap("annotation")
     trace = {
         "query": q.query,
         "filters": {
@@ -237,10 +243,7 @@ def memory_recall(*, principal: Principal, q: RecallQuery, vector: np.ndarray) -
         },
         "fusion": f"reciprocal rank fusion: {VECTOR_WEIGHT}/({RRF_K}+vector_rank) + {TEXT_WEIGHT}/({RRF_K}+text_rank)",
         "age_penalty": None,
-        "timings_ms": {
-            "search": round((searched - started) * 1000, 2),
-            "total": round((finished - started) * 1000, 2),
-        },
+        "timings_ms": {**steps.rounded(), "total": round(sum(steps.ms.values()), 2)},
     }
     return RecallResult(hits=hits, warnings=warnings, trace=trace)
 

@@ -19,6 +19,7 @@ from memory.events import event_record
 from memory.lifecycle import Locked
 from memory.models import Check, Event, Link, Memory
 from memory.normalize import content_hash, normalize, same_signals
+from config.timing import StepTimer
 from tenants.auth import Principal
 from tenants.models import ApiToken, Project
 
@@ -36,6 +37,26 @@ class LinkSpec:
     type: str
     dst: str
     reason: str | None = None
+
+
+@dataclass(frozen=True)
+class MemoryDraft:
+    """What a writer asks remember to store: the body of POST /memories, validated."""
+
+    content: str
+    kind: str = Memory.Kind.NOTE
+    scope: str | None = None  # default: project when there is one, else personal
+    project: str | None = None  # a slug; default: the token's project
+    links: tuple[LinkSpec, ...] = ()
+    session_id: str | None = None
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    source: dict | None = None
+    metadata: dict = field(default_factory=dict)
+
+    @property
+    def supersedes(self) -> list[str]:
+        return list(dict.fromkeys(link.dst for link in self.links if link.type == Link.Type.SUPERSEDES))
 
 
 @dataclass
@@ -63,44 +84,28 @@ def memory_embedding(content: str) -> np.ndarray:
 
 
 def memory_remember(
-    *,
-    principal: Principal,
-    content: str,
-    vector: np.ndarray,
-    kind: str = Memory.Kind.NOTE,
-    scope: str | None = None,
-    project_slug: str | None = None,
-    links: list[LinkSpec] = (),
-    session_id: str | None = None,
-    valid_from: datetime | None = None,
-    valid_until: datetime | None = None,
-    source: dict | None = None,
-    metadata: dict | None = None,
+    *, principal: Principal, draft: MemoryDraft, vector: np.ndarray, steps: StepTimer | None = None
 ) -> RememberResult:
-    supersedes = list(dict.fromkeys(link.dst for link in links if link.type == Link.Type.SUPERSEDES))
-    reasons = {link.dst: link.reason for link in links if link.type == Link.Type.SUPERSEDES}
+    """Store a memory (or absorb it into a duplicate), apply its declared supersedes and links, and show an
+    undeclared write its nearest existing memories. ``vector`` is ``memory_embedding(draft.content)``."""
+    steps = steps or StepTimer()
+    supersedes = draft.supersedes
+    reasons = {link.dst: link.reason for link in draft.links if link.type == Link.Type.SUPERSEDES}
     _check_declaration(principal, supersedes, reasons)
-    project = _project_for_write(principal, project_slug)
-    scope = scope or (Memory.Scope.PROJECT if project else Memory.Scope.PERSONAL)
+    project = _project_for_write(principal, draft.project)
+    scope = draft.scope or (Memory.Scope.PROJECT if project else Memory.Scope.PERSONAL)
     if scope == Memory.Scope.PROJECT and project is None:
         raise Invalid(Code.PROJECT_REQUIRED, "A project memory needs a project (or a token with one).")
     project_for_row = project if scope == Memory.Scope.PROJECT else None  # personal memories span projects
-
     targets = _lock_targets(supersedes)
-    absorbing, dedup = _find_duplicate(principal, scope, project_for_row, content, vector, session_id)
+    absorbing, dedup = _find_duplicate(principal, scope, project_for_row, draft, vector)
+    steps.lap("dedup")
+
     if absorbing is not None:
         successor = absorbing
-        event_record(successor, Event.Action.ABSORBED, principal, {"dedup": dedup, "content": content})
+        event_record(successor, Event.Action.ABSORBED, principal, {"dedup": dedup, "content": draft.content})
     else:
-        successor = Memory.objects.create(
-            org_id=principal.scope.org_id, scope=scope, owner=principal.user, project=project_for_row,
-            kind=kind, content=content, content_hash=content_hash(content), embedding=vector,
-            writer=principal.writer, authoritative=principal.writer != ApiToken.Writer.WATCHER,
-            token=principal.token, session_id=session_id, valid_from=valid_from, valid_until=valid_until,
-            loop=Memory.Loop.OPEN if kind in Memory.LOOP_KINDS else None, source=source,
-            metadata=metadata or {},
-        )
-        event_record(successor, Event.Action.REMEMBERED, principal, {"kind": kind})
+        successor = _store(principal, draft, scope, project_for_row, vector)
     result = RememberResult(
         memory=successor, created=absorbing is None, dedup=dedup,
         absorbed_into=successor.id if absorbing is not None else None,
@@ -112,17 +117,34 @@ def memory_remember(
         else:
             logger.info("declared supersede of %s by %s skipped: %s", dst, successor.id, outcome)
             result.skipped.append({"dst": dst, "reason": outcome})
-    for link in links:
+    for link in draft.links:
         if link.type != Link.Type.SUPERSEDES:
             _link_on_write(successor, link, principal, result)
+    steps.lap("insert")
+
     if not supersedes:
         result.similar_existing = selectors.similar_existing(
             owner=principal.user, project=project, vector=vector, exclude_id=successor.id
         )
         result.hint = HINT if result.similar_existing else None
+        steps.lap("similar_existing")
         if result.created:
             review_record(memory=successor, scope=principal.scope)
+            steps.lap("outbox")
     return result
+
+
+def _store(principal: Principal, draft: MemoryDraft, scope: str, project: Project | None, vector) -> Memory:
+    memory = Memory.objects.create(
+        org_id=principal.scope.org_id, scope=scope, owner=principal.user, project=project, kind=draft.kind,
+        content=draft.content, content_hash=content_hash(draft.content), embedding=vector, writer=principal.writer,
+        authoritative=principal.writer != ApiToken.Writer.WATCHER, token=principal.token,
+        session_id=draft.session_id, valid_from=draft.valid_from, valid_until=draft.valid_until,
+        loop=Memory.Loop.OPEN if draft.kind in Memory.LOOP_KINDS else None, source=draft.source,
+        metadata=draft.metadata,
+    )
+    event_record(memory, Event.Action.REMEMBERED, principal, {"kind": draft.kind})
+    return memory
 
 
 def _check_declaration(principal: Principal, supersedes: list[str], reasons: dict[str, str | None]) -> None:
@@ -168,22 +190,22 @@ def memory_exists(memory_id: str) -> bool:
         return cursor.fetchone()[0]
 
 
-def _find_duplicate(principal, scope, project, content, vector: np.ndarray, session_id):
+def _find_duplicate(principal: Principal, scope: str, project: Project | None, draft: MemoryDraft, vector):
     """The dedup cascade: the same normalized content, else a near-verbatim restatement in the same session."""
     same_place = selectors.with_relations(Memory.objects.filter(
         owner=principal.user, scope=scope, project=project, status=Memory.Status.LIVE
     ))
     # Two identical writes at once must not both miss each other: serialize them on (owner, content).
-    digest = content_hash(content)
+    digest = content_hash(draft.content)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"{principal.user.id}:{digest}"])
     exact = same_place.filter(content_hash=digest).order_by("created_at").first()
     if exact is not None:
         return exact, "exact"
-    if session_id:
-        nearest = selectors.nearest_in(same_place.filter(session_id=session_id), vector)
+    if draft.session_id:
+        nearest = selectors.nearest_in(same_place.filter(session_id=draft.session_id), vector)
         if nearest is not None and 1 - nearest.distance >= NEAR_VERBATIM_SIMILARITY and same_signals(
-            nearest.content, content
+            nearest.content, draft.content
         ):
             return nearest, "near_verbatim"
     return None, None

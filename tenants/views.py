@@ -6,6 +6,7 @@ from rest_framework import serializers
 from rest_framework.views import APIView
 
 from config.errors import Code, Forbidden
+from config.timing import StepTimer
 from tenants import rls
 from tenants.auth import Identity, Principal, principal_for
 
@@ -30,19 +31,30 @@ class TenantAPIView(APIView):
                 extend_schema_serializer(component_name=cls.__name__.removesuffix("View") + role)(serializer)
 
     def dispatch(self, request, *args, **kwargs):
+        self.steps = StepTimer()  # what each step cost, sent back as Server-Timing
         with ExitStack() as self._transaction:
-            return super().dispatch(request, *args, **kwargs)
+            response = super().dispatch(request, *args, **kwargs)
+        self.steps.lap("commit")
+        response["Server-Timing"] = self.steps.server_timing()
+        return response
 
     def initial(self, request, *args, **kwargs) -> None:
         super().initial(request, *args, **kwargs)  # authentication and IsAuthenticated
+        self.steps.lap("authenticate")
         identity: Identity = request.auth
         prepare = getattr(self, f"prepare_{request.method.lower()}", None)
         self.prepared = prepare(request, *args, **kwargs) if prepare else None
+        self.steps.lap("prepare")
         # Middleware would run too early: DRF authenticates inside the view.
         self._transaction.enter_context(rls.tenant_scope(identity.scope))
         self.principal: Principal = principal_for(identity)
         if self.admin_only:
             self.require_admin()
+        self.steps.lap("identity")
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        self.steps.lap("render")  # the handler's work since the service's last step: mostly serialization
+        return super().finalize_response(request, response, *args, **kwargs)
 
     def require_admin(self) -> None:
         if not self.principal.is_admin:

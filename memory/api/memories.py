@@ -73,20 +73,13 @@ class MemoriesView(TenantAPIView):
     @extend_schema(operation_id="remember", request=Input, responses={201: Output, 200: Output})
     def post(self, request):
         data, vector = self.prepared
-        result = services.memory_remember(
-            principal=self.principal,
-            content=data["content"],
-            vector=vector,
-            kind=data["kind"],
-            scope=data.get("scope"),
-            project_slug=data.get("project"),
-            links=[services.LinkSpec(link["type"], link["dst"], link.get("reason")) for link in data["links"]],
-            session_id=data.get("session_id"),
-            valid_from=data.get("valid_from"),
-            valid_until=data.get("valid_until"),
-            source=data.get("source"),
-            metadata=data["metadata"],
+        draft = services.MemoryDraft(
+            content=data["content"], kind=data["kind"], scope=data.get("scope"), project=data.get("project"),
+            links=tuple(services.LinkSpec(link["type"], link["dst"], link.get("reason")) for link in data["links"]),
+            session_id=data.get("session_id"), valid_from=data.get("valid_from"), valid_until=data.get("valid_until"),
+            source=data.get("source"), metadata=data["metadata"],
         )
+        result = services.memory_remember(principal=self.principal, draft=draft, vector=vector, steps=self.steps)
         body = self.Output(result.__dict__).data
         return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
 

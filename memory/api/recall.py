@@ -1,6 +1,4 @@
 """POST /api/v1/recall."""
-import time
-
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -43,20 +41,18 @@ class RecallView(TenantAPIView):
         results = Result(many=True)
         trace = serializers.DictField()
 
-    def prepare_post(self, request) -> tuple[dict, object, float]:
-        """Outside the transaction: validate and embed the query (its time goes into the trace)."""
+    def prepare_post(self, request) -> tuple[dict, object]:
+        """Outside the transaction: validate and embed the query."""
         data = self.validated(self.Input)
-        started = time.perf_counter()
-        return data, embed_one(data["query"]), (time.perf_counter() - started) * 1000
+        return data, embed_one(data["query"])
 
     @extend_schema(operation_id="recall", request=Input, responses=Output)
     def post(self, request):
-        data, vector, embed_ms = self.prepared
-        result = recall.memory_recall(principal=self.principal, vector=vector, q=recall.RecallQuery(
+        data, vector = self.prepared
+        result = recall.memory_recall(principal=self.principal, vector=vector, steps=self.steps, q=recall.RecallQuery(
             query=data["query"], k=data["k"], project=data.get("project"), scope=data["scope"],
             kinds=data.get("kinds"), include_history=data["include_history"], as_of=data.get("as_of"),
         ))
-        result.trace["timings_ms"] = {"embed": round(embed_ms, 2), **result.trace["timings_ms"]}
         results = [
             {
                 "memory": MemoryOutput(hit.memory).data,

@@ -7,8 +7,9 @@ from tenants.auth import Principal
 
 def remember(principal: Principal, content: str, **fields) -> services.RememberResult:
     vector = services.memory_embedding(content)
+    draft = services.MemoryDraft(content=content, **fields)
     with rls.tenant_scope(principal.scope):
-        return services.memory_remember(principal=principal, content=content, vector=vector, **fields)
+        return services.memory_remember(principal=principal, draft=draft, vector=vector)
 
 
 def recall_as(principal: Principal, q: recall.RecallQuery) -> recall.RecallResult:

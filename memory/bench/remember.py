@@ -59,7 +59,7 @@ def bench_remember(*, n: int, seed: int, say: Callable[[str], None]) -> dict:
             declare = previous is not None and rng.random() < SUPERSEDE_SHARE
             links = [services.LinkSpec("supersedes", previous, "newer version")] if declare else []
             start = time.perf_counter()
-            result = calls.remember(principal, content, kind=kind, project_slug="bench", links=links)
+            result = calls.remember(principal, content, kind=kind, project="bench", links=tuple(links))
             elapsed = time.perf_counter() - start
             series = "declared" if declare else "undeclared"
             timings[series].append(elapsed)

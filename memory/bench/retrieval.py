@@ -59,7 +59,7 @@ def load(dataset: dict, principals: dict, say: Callable[[str], None]) -> dict[st
         links = [services.LinkSpec("supersedes", ids[key], spec.get("reason")) for key in spec["supersedes"]]
         result = calls.remember(
             principals[spec["user"]], spec["content"], kind=spec["kind"],
-            scope="project" if spec["project"] else "personal", project_slug=spec["project"], links=links,
+            scope="project" if spec["project"] else "personal", project=spec["project"], links=tuple(links),
         )
         ids[spec["key"]] = result.memory.id
         if i % 50 == 0:

@@ -14,7 +14,8 @@ WRITERS = 8
 
 def _remember(principal, content: str, vector=None, **kwargs) -> services.RememberResult:
     vector = services.memory_embedding(content) if vector is None else vector
-    return services.memory_remember(principal=principal, content=content, vector=vector, project_slug="web", **kwargs)
+    draft = services.MemoryDraft(content=content, project="web", **kwargs)
+    return services.memory_remember(principal=principal, draft=draft, vector=vector)
 
 
 def test_eight_concurrent_supersedes_of_one_target_retire_it_exactly_once(committed):
