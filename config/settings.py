@@ -76,8 +76,15 @@ _EMBEDDED_DB = f"127.0.0.1:{EMBEDDED_PG_PORT}/zero_memory"
 DATABASE_URL = os.environ.get("DATABASE_URL", f"postgres://zm_app:zm_app@{_EMBEDDED_DB}")
 DATABASE_OWNER_URL = os.environ.get("DATABASE_OWNER_URL", f"postgres://zm_owner:zm_owner@{_EMBEDDED_DB}")
 CONN_MAX_AGE = int(os.environ.get("CONN_MAX_AGE", "60"))
+# Every session of the app role searches HNSW with iterative scans (pgvector >= 0.8): a filtered scan (and RLS is a
+# filter) otherwise stops at ef_search candidates and silently returns fewer rows than asked for. Set once per
+# connection: a SET LOCAL in each transaction cost remember and recall a round trip each.
+VECTOR_SEARCH_OPTIONS = "-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search=100"
 DATABASES = {
-    "default": {**database_from_url(DATABASE_URL), "CONN_MAX_AGE": CONN_MAX_AGE},
+    "default": {
+        **database_from_url(DATABASE_URL), "CONN_MAX_AGE": CONN_MAX_AGE,
+        "OPTIONS": {"options": VECTOR_SEARCH_OPTIONS},
+    },
     "owner": {**database_from_url(DATABASE_OWNER_URL), "CONN_MAX_AGE": 0},
 }
 

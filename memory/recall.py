@@ -101,7 +101,7 @@ def _vector_channel(vector: np.ndarray, where: str, params: list) -> list[tuple[
     literal = VectorField().get_prep_value(vector)
     select = f"SELECT id, embedding <=> %s::vector AS distance FROM memory_memory WHERE {where}"
     with connection.cursor() as cursor:
-        selectors.approximate_search()  # iterative scans: filters and RLS do not shorten the list (relaxed order)
+        # Iterative scans (settings.VECTOR_SEARCH_OPTIONS): filters and RLS do not shorten the list.
         cursor.execute(f"{select} ORDER BY embedding <=> %s::vector LIMIT {CHANNEL_DEPTH}", [literal, *params, literal])
         rows = cursor.fetchall()
         if len(rows) < CHANNEL_DEPTH:

@@ -17,13 +17,6 @@ SIMILAR_LIMIT = 10
 PREVIEW_CHARS = 200
 
 
-def approximate_search() -> None:
-    # A filtered HNSW scan stops at ef_search candidates and silently returns fewer rows than asked for;
-    # iterative scans keep going until the filter is satisfied (pgvector >= 0.8).
-    with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = 100")
-
-
 def nearest_in(memories: QuerySet[Memory], vector: np.ndarray) -> Memory | None:
     return memories.annotate(distance=CosineDistance("embedding", vector)).order_by("distance").first()
 
@@ -32,7 +25,7 @@ def similar_existing(*, owner: User, project: Project | None, vector: np.ndarray
     """The caller's own live memories nearest to a write: personal ones plus the project written into.
 
     Ranked by distance, at most ten, no similarity window. Exactly min(10, candidates): if the approximate index
-    scan comes back short, an exact scan of the (then few) candidates decides.
+    scan (iterative: settings.VECTOR_SEARCH_OPTIONS) comes back short, an exact scan of the few candidates decides.
     """
     place = Q(scope=Memory.Scope.PERSONAL)
     if project is not None:
@@ -42,7 +35,6 @@ def similar_existing(*, owner: User, project: Project | None, vector: np.ndarray
         .exclude(pk=exclude_id)
         .only("id", "kind", "scope", "project_id", "content", "created_at")
     )  # no join for the project's slug: it can only be `project` (a join before the sort cost 79 ms at 4k rows)
-    approximate_search()
     found = list(candidates.annotate(distance=CosineDistance("embedding", vector)).order_by("distance")[:SIMILAR_LIMIT])
     if len(found) < SIMILAR_LIMIT:
         # "+ 0" keeps the planner off the HNSW index: an exact scan of the candidates, found by the btree index.

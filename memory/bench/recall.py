@@ -15,7 +15,7 @@ from contextlib import contextmanager
 import numpy as np
 from django.db import connection, connections
 
-from memory import recall, selectors
+from memory import recall
 from memory.bench import calls
 from memory.bench.texts import PEOPLE, SERVICES, TOOLS, synthetic_memory
 from memory.embeddings import embed
@@ -104,7 +104,6 @@ def _explain(principal, q: recall.RecallQuery) -> str:
 
         literal = VectorField().get_prep_value(vector)
         with connection.cursor() as cursor:
-            selectors.approximate_search()
             cursor.execute(
                 f"EXPLAIN (ANALYZE, COSTS OFF) SELECT id FROM memory_memory WHERE {where}"
                 f" ORDER BY embedding <=> %s::vector LIMIT {recall.CHANNEL_DEPTH}",

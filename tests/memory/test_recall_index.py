@@ -2,7 +2,7 @@
 from django.db import connection
 from pgvector.django import VectorField
 
-from memory import recall, selectors
+from memory import recall
 from memory.embeddings import embed, embed_one
 from memory.models import Memory
 from memory.normalize import content_hash
@@ -37,9 +37,9 @@ def _index_scan(acme, *, iterative: bool) -> tuple[int, str]:
     with rls.tenant_scope(acme.scope), connection.cursor() as cursor:
         # A few hundred rows would be sorted exactly; on a big store the planner takes the index: make it take it.
         cursor.execute("SET LOCAL enable_sort = off")  # no exact sort: the HNSW index is the only ordered path
-        if iterative:
-            selectors.approximate_search()  # the settings recall and similar_existing run with
-        else:
+        cursor.execute("SHOW hnsw.iterative_scan")
+        assert cursor.fetchone()[0] == "relaxed_order"  # every app connection's setting (VECTOR_SEARCH_OPTIONS)
+        if not iterative:
             cursor.execute("SET LOCAL hnsw.iterative_scan = off; SET LOCAL hnsw.ef_search = 40")
         where, params = recall._filters(q, None, statuses=["live"])
         sql = f"SELECT id FROM memory_memory WHERE {where} ORDER BY embedding <=> %s::vector LIMIT 50"
