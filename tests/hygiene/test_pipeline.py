@@ -52,9 +52,13 @@ def test_an_uncertain_verdict_becomes_a_conflict_for_a_human(api, work, fake_vll
     assert (conflict.a_id, conflict.b_id, conflict.relation, conflict.status) == (old, new, "supersedes", "open")
     listed = api(acme.member_token).get("/api/v1/conflicts?status=open").json()["results"]
     assert [(c["a"], c["b"], c["confidence"], c["judge"]) for c in listed] == [(old, new, 0.7, "vllm:test-judge")]
-    both = api(acme.member_token).post("/api/v1/recall", {"query": "Who owns checkout?", "k": 1}, format="json").json()
+    both = api(acme.member_token).post("/api/v1/recall", {"query": "Who owns checkout?", "k": 2}, format="json").json()
     assert {r["memory"]["id"] for r in both["results"]} == {old, new}
     assert all("in_conflict" in r["flags"] for r in both["results"])
+    # k = 1 leaves no room for the partner (partners count towards k), but the hit still names it.
+    (one,) = api(acme.member_token).post("/api/v1/recall", {"query": "Who owns checkout?", "k": 1},
+                                         format="json").json()["results"]
+    assert "in_conflict" in one["flags"] and one["conflicts_with"] == list({old, new} - {one["memory"]["id"]})
 
 
 def test_a_declared_pair_is_never_judged(api, work, fake_vllm):

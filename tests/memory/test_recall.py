@@ -80,10 +80,26 @@ def test_open_conflict_partners_come_back_together(remember, recall, acme):
     remember(acme.member_token, "The checkout service is written in Go.")
     with rls.tenant_scope(acme.scope):
         Conflict.objects.create(org=acme.org, a_id=a, b_id=b, relation="contradicts")
-    body = recall(acme.member_token, "Who owns checkout?", k=1)
+    body = recall(acme.member_token, "Who owns checkout?", k=2)
     assert set(ids(body)) == {a, b}
     assert all(r["flags"] == ["in_conflict"] for r in body["results"])
     assert body["results"][0]["conflicts_with"] == [ids(body)[1]]
+
+
+def test_conflict_partners_count_towards_k(remember, recall, acme):
+    owner = remember(acme.member_token, "Dana owns the checkout service.")["memory"]["id"]
+    language = remember(acme.member_token, "The checkout service is written in Go.")["memory"]["id"]
+    rival = remember(acme.member_token, "Ivan has been responsible for payments refunds since the reorg.")["memory"]
+    with rls.tenant_scope(acme.scope):
+        Conflict.objects.create(org=acme.org, a_id=owner, b_id=rival["id"], relation="contradicts")
+    question = "Who owns the checkout service?"
+    assert ids(recall(acme.member_token, question, k=3)) == [owner, language, rival["id"]]  # the rival ranks last
+    # The partner sits right after its hit and pushes the lowest-ranked hit out: k answers, no more.
+    assert ids(recall(acme.member_token, question, k=2)) == [owner, rival["id"]]
+    # No room for the partner: the hit stays, and still says whom it is in conflict with.
+    alone = recall(acme.member_token, question, k=1)
+    assert ids(alone) == [owner]
+    assert alone["results"][0]["flags"] == ["in_conflict"] and alone["results"][0]["conflicts_with"] == [rival["id"]]
 
 
 def test_no_age_penalty_an_old_right_answer_stays_first(remember, recall, acme):
@@ -158,3 +174,55 @@ def test_a_question_phrased_like_an_old_version_finds_the_current_one(remember, 
     assert ids(body)[0] == new and old not in ids(body)
     assert f"through its earlier version {old}" in body["results"][0]["why"]["note"]
     assert body["results"][0]["flags"] == []
+
+
+def test_with_history_a_superseded_version_never_ranks_above_its_current_version(remember, recall, acme):
+    # The old versions are worded like the question; the current one is not, so fusion ranks them higher.
+    v1 = remember(acme.member_token, "The Pro plan costs $29 per month.")["memory"]["id"]
+    v2 = remember(acme.member_token, "The Pro plan costs $35 per month.", links=supersedes(v1))["memory"]["id"]
+    v3 = remember(acme.member_token, "Pricing moved again: forty dollars.", links=supersedes(v2))["memory"]["id"]
+    seats = remember(acme.member_token, "The Pro plan includes five seats per month.")["memory"]["id"]
+    body = recall(acme.member_token, "How much does the Pro plan cost per month?", include_history=True)
+    # Each older version right after its current version, newest first; the unrelated hit keeps its place.
+    order = ids(body)
+    assert order[order.index(v3):order.index(v3) + 3] == [v3, v2, v1]
+    assert order.index(seats) < order.index(v3)
+    assert [r["flags"] for r in body["results"] if r["memory"]["id"] in (v1, v2)] == [["superseded"]] * 2
+    assert [r["rank"] for r in body["results"]] == list(range(1, len(order) + 1))
+
+
+def test_as_of_shows_each_memory_as_it_stood_then(remember, recall, api, acme):
+    task = remember(acme.member_token, "Task: rotate the staging TLS certificate", kind="task")["memory"]
+    note = remember(acme.member_token, "The staging TLS certificate lives in Vault.")["memory"]["id"]
+    assert task["loop"] == "open"
+    before = timezone.now()
+    done = remember(acme.member_token, "Rotated the staging TLS certificate; the task is done.", kind="note",
+                    links=supersedes(task["id"], reason="done"))["memory"]["id"]
+    assert api(acme.member_token).post(f"/api/v1/memories/{note}/forget", {"reason": "moved"},
+                                       format="json").status_code == 200
+    then = recall(acme.member_token, "staging TLS certificate", as_of=before.isoformat())
+    assert set(ids(then)) == {task["id"], note} and done not in ids(then)
+    shown = {r["memory"]["id"]: r for r in then["results"]}
+    for memory_id in (task["id"], note):
+        memory = shown[memory_id]["memory"]
+        assert (memory["status"], memory["superseded_by"], memory["invalidated_at"], memory["invalidated_reason"]) \
+            == ("live", None, None, None)
+        assert shown[memory_id]["superseded_by"] is None
+    assert shown[task["id"]]["memory"]["loop"] == "open" and shown[task["id"]]["memory"]["closed_by"] is None
+    assert shown[task["id"]]["flags"] == ["open_loop"] and shown[note]["flags"] == []
+    # Nothing was saved: today the task is still superseded, its loop closed by its successor.
+    now = api(acme.member_token).get(f"/api/v1/memories/{task['id']}").json()["memory"]
+    assert (now["status"], now["superseded_by"], now["loop"], now["closed_by"]) == ("superseded", done, "closed", done)
+
+
+def test_as_of_with_history_orders_and_shows_versions_as_they_stood(remember, recall, acme):
+    v1 = remember(acme.member_token, "The Pro plan costs $29 per month.")["memory"]["id"]
+    v2 = remember(acme.member_token, "Pricing moved: thirty-five dollars.", links=supersedes(v1))["memory"]["id"]
+    between = timezone.now()
+    v3 = remember(acme.member_token, "Pricing moved again: forty dollars.", links=supersedes(v2))["memory"]["id"]
+    body = recall(acme.member_token, "How much does the Pro plan cost per month?", include_history=True,
+                  as_of=between.isoformat())
+    assert v3 not in ids(body) and ids(body).index(v2) + 1 == ids(body).index(v1)  # v2 was current then
+    shown = {r["memory"]["id"]: r for r in body["results"]}
+    assert shown[v2]["memory"]["status"] == "live" and shown[v2]["flags"] == []
+    assert shown[v1]["flags"] == ["superseded"] and shown[v1]["superseded_by"] == v2

@@ -177,6 +177,35 @@ def test_unknown_paths_and_wrong_methods_use_the_envelope(api, acme):
     assert wrong.status_code == 405 and wrong.json()["error"]["code"] == "method_not_allowed"
 
 
+@pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
+@pytest.mark.parametrize("path", ["/api/v1/nothing/here", "/api/v1/memories/"])
+def test_writes_to_unknown_paths_are_404_in_the_envelope(api, acme, method, path):
+    # As a real client sends them: no CSRF cookie (Django's test client skips the CSRF check unless told).
+    for client in (api(acme.admin_token), api()):
+        client.handler.enforce_csrf_checks = True
+        response = getattr(client, method)(path, "{}", content_type="application/json")
+        assert response.status_code == 404, response.content
+        assert response.json()["error"]["code"] == "not_found"
+
+
+def test_a_body_over_1_mib_is_413_in_the_envelope_and_stores_nothing(api, acme):
+    body = json.dumps({"content": "A body with padding.", "pad": "x" * (1024 * 1024)})
+    client = api(acme.member_token)
+    response = client.post("/api/v1/memories", body, content_type="application/json")
+    assert response.status_code == 413, response.content[:200]
+    assert response.json()["error"]["code"] == "body_too_large"
+    assert response.json()["error"]["details"] == {"limit": 1024 * 1024}
+    assert client.get("/api/v1/memories").json()["results"] == []
+
+
+def test_what_django_rejects_itself_answers_in_the_envelope(api, acme, client):
+    other_host = api(acme.member_token).get("/api/v1/me", HTTP_HOST="evil.example")
+    assert other_host.status_code == 400 and other_host.json()["error"]["code"] == "disallowed_host"
+    client.handler.enforce_csrf_checks = True
+    no_csrf = client.post("/healthz", "{}", content_type="application/json")
+    assert no_csrf.status_code == 403 and no_csrf.json()["error"]["code"] == "csrf_failed"
+
+
 def test_healthz_and_schema(client, db):
     health = client.get("/healthz")
     assert health.status_code == 200
