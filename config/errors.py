@@ -21,6 +21,10 @@ class Code(StrEnum):
 
     # Input and transport
     INVALID = "invalid"
+    BAD_REQUEST = "bad_request"
+    BODY_TOO_LARGE = "body_too_large"
+    DISALLOWED_HOST = "disallowed_host"
+    CSRF_FAILED = "csrf_failed"
     MALFORMED_JSON = "malformed_json"
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
     NOT_ACCEPTABLE = "not_acceptable"
@@ -147,17 +151,17 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Jso
     if isinstance(exception, RequestDataTooBig):
         # DRF reads a JSON body through request.body, which enforces DATA_UPLOAD_MAX_MEMORY_SIZE (1 MiB).
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-        return JsonResponse(envelope("body_too_large", f"The request body is larger than {limit} bytes.",
+        return JsonResponse(envelope(Code.BODY_TOO_LARGE, f"The request body is larger than {limit} bytes.",
                                      {"limit": limit}), status=413)
     if isinstance(exception, DisallowedHost):
-        return JsonResponse(envelope("disallowed_host", "This server does not answer for that Host header."),
+        return JsonResponse(envelope(Code.DISALLOWED_HOST, "This server does not answer for that Host header."),
                             status=400)
-    return JsonResponse(envelope("bad_request", "The request was rejected as malformed."), status=400)
+    return JsonResponse(envelope(Code.BAD_REQUEST, "The request was rejected as malformed."), status=400)
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> JsonResponse:
     """CSRF_FAILURE_VIEW: a cookie-session POST without its CSRF token (API views check it through DRF instead)."""
-    return JsonResponse(envelope("csrf_failed", f"CSRF check failed: {reason}"), status=403)
+    return JsonResponse(envelope(Code.CSRF_FAILED, f"CSRF check failed: {reason}"), status=403)
 
 
 def server_error(request: HttpRequest) -> JsonResponse:
