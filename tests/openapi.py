@@ -132,7 +132,7 @@ def _check_json(where: str, body_validator: Draft202012Validator, content_type: 
     error = best_match(body_validator.iter_errors(data))
     if error is not None:
         schema_path = "/".join(str(part) for part in error.schema_path)
-        raise ResponseMismatch(f"{where}: {error.message} (at {error.json_path}; schema rule {schema_path})")
+        raise ResponseMismatch(f"{where}: {error.message[:500]} (at {error.json_path}; schema rule {schema_path})")
 
 
 class ValidatingClient(APIClient):
