@@ -135,17 +135,27 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "config.schema.AutoSchema",
     "EXCEPTION_HANDLER": "config.errors.api_exception_handler",
+    # No OPTIONS metadata answers (they are not in the OpenAPI document, and would show view docstrings): 405.
+    "DEFAULT_METADATA_CLASS": None,
     "UNAUTHENTICATED_USER": None,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "zero-memory API",
     "DESCRIPTION": "Multi-tenant memory server for AI agents. Contract: API.md; project notes: docs/API.md.",
     "VERSION": "1",
+    "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {"MemoryKindEnum": "memory.models.Memory.Kind"},
+    "ENUM_NAME_OVERRIDES": {
+        "MemoryKindEnum": "memory.models.Memory.Kind",
+        "MemoryScopeEnum": "memory.models.Memory.Scope",
+        "MemoryWriterEnum": "memory.models.Memory.Writer",
+        "MemoryStatusEnum": "memory.models.Memory.Status",
+        "ConflictStatusEnum": "hygiene.models.Conflict.Status",
+        "TokenWriterEnum": "tenants.models.ApiToken.Writer",
+    },
 }
 
 LOGGING = {

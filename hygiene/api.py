@@ -1,12 +1,18 @@
 """Hygiene endpoints of API.md: the conflict queue, its resolution, and the stats."""
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from config.schema import error, results_of
 from hygiene import selectors, services
+from hygiene.models import Conflict
 from memory.api.objects import MEMORY_ID, MemoryOutput
 from tenants.views import TenantAPIView
+
+
+class ConflictMemories(serializers.Serializer):
+    a = MemoryOutput()
+    b = MemoryOutput()
 
 
 class ConflictOutput(serializers.Serializer):
@@ -17,21 +23,18 @@ class ConflictOutput(serializers.Serializer):
     confidence = serializers.FloatField(allow_null=True)
     judge = serializers.CharField()
     rationale = serializers.CharField()
-    status = serializers.CharField()
+    status = serializers.ChoiceField(choices=Conflict.Status.choices)
     resolution = serializers.CharField(allow_null=True)
     created_at = serializers.DateTimeField()
     resolved_at = serializers.DateTimeField(allow_null=True)
-    memories = serializers.SerializerMethodField()
-
-    def get_memories(self, conflict) -> dict:
-        return {"a": MemoryOutput(conflict.a).data, "b": MemoryOutput(conflict.b).data}
+    memories = ConflictMemories(source="*")
 
 
 class ConflictsView(TenantAPIView):
     class Query(serializers.Serializer):
-        status = serializers.ChoiceField(choices=["open", "resolved"], required=False)
+        status = serializers.ChoiceField(choices=Conflict.Status.choices, required=False)
 
-    @extend_schema(operation_id="conflicts_list", parameters=[Query], responses=ConflictOutput(many=True))
+    @extend_schema(operation_id="conflicts_list", parameters=[Query], responses={200: results_of(ConflictOutput)})
     def get(self, request):
         query = self.Query(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -51,7 +54,11 @@ class ConflictResolveView(TenantAPIView):
                 raise serializers.ValidationError({"winner": ["Required when the decision is 'supersede'."]})
             return data
 
-    @extend_schema(operation_id="conflicts_resolve", request=Input, responses={"200": ConflictOutput})
+    class Output(serializers.Serializer):
+        conflict = ConflictOutput()
+
+    @extend_schema(operation_id="conflicts_resolve", request=Input, responses={
+        200: Output, 409: error("The conflict is already resolved.")})
     def post(self, request, conflict_id: str):
         data = self.validated(self.Input)
         conflict = services.conflict_resolve(
@@ -61,6 +68,40 @@ class ConflictResolveView(TenantAPIView):
 
 
 class StatsView(TenantAPIView):
-    @extend_schema(operation_id="stats", responses={"200": OpenApiTypes.OBJECT})
+    class Output(serializers.Serializer):
+        class MemoryCounts(serializers.Serializer):
+            live = serializers.IntegerField()
+            superseded = serializers.IntegerField()
+            forgotten = serializers.IntegerField()
+
+        class SupersedeCounts(serializers.Serializer):
+            declared = serializers.IntegerField()
+            judge = serializers.IntegerField()
+            review = serializers.IntegerField()
+            check = serializers.IntegerField()
+            source = serializers.IntegerField()
+
+        class ConflictCounts(serializers.Serializer):
+            open = serializers.IntegerField()
+            resolved = serializers.IntegerField()
+            auto_resolved = serializers.IntegerField()
+
+        class JudgeStats(serializers.Serializer):
+            calls = serializers.IntegerField()
+            latency_ms_p50 = serializers.FloatField(allow_null=True)
+            latency_ms_p95 = serializers.FloatField(allow_null=True)
+
+        class QueueStats(serializers.Serializer):
+            pending = serializers.IntegerField()
+            same_writer_share = serializers.FloatField(min_value=0, max_value=1)
+
+        memories = MemoryCounts()
+        supersedes = SupersedeCounts()
+        conflicts = ConflictCounts()
+        explicit_link_ratio = serializers.FloatField(min_value=0, max_value=1)
+        judge = JudgeStats()
+        queue = QueueStats()
+
+    @extend_schema(operation_id="stats", responses={200: Output})
     def get(self, request):
         return Response(selectors.stats())

@@ -3,6 +3,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
+from config.schema import error, results_of
 from tenants import selectors, services
 from tenants.models import ApiToken, Membership
 from tenants.views import TenantAPIView
@@ -11,18 +12,18 @@ from tenants.views import TenantAPIView
 class UserOutput(serializers.Serializer):
     id = serializers.UUIDField(source="user.id")
     email = serializers.EmailField(source="user.email")
-    role = serializers.CharField()
+    role = serializers.ChoiceField(choices=Membership.Role.choices)
 
 
 class TokenOutput(serializers.Serializer):
     id = serializers.CharField()
     name = serializers.CharField()
-    writer = serializers.CharField()
+    writer = serializers.ChoiceField(choices=ApiToken.Writer.choices)
     project = serializers.CharField(source="project.slug", allow_null=True)
     user_id = serializers.UUIDField()
     created_at = serializers.DateTimeField()
-    last_used_at = serializers.DateTimeField()
-    revoked_at = serializers.DateTimeField()
+    last_used_at = serializers.DateTimeField(allow_null=True)
+    revoked_at = serializers.DateTimeField(allow_null=True)
 
 
 class ProjectOutput(serializers.Serializer):
@@ -42,11 +43,11 @@ class MeView(TenantAPIView):
 
         user = UserRef()
         org = serializers.CharField(source="org.slug")
-        role = serializers.CharField(source="membership.role")
+        role = serializers.ChoiceField(source="membership.role", choices=Membership.Role.choices)
         token = TokenOutput(allow_null=True)
         projects = serializers.ListField(child=serializers.SlugField())
 
-    @extend_schema(operation_id="me", responses=Output)
+    @extend_schema(operation_id="me", responses={200: Output})
     def get(self, request):
         principal = self.principal
         projects = [p.slug for p in selectors.project_list(principal=principal)]
@@ -62,11 +63,12 @@ class UsersView(TenantAPIView):
         email = serializers.EmailField()
         role = serializers.ChoiceField(choices=Membership.Role.choices, default=Membership.Role.MEMBER)
 
-    @extend_schema(operation_id="users_list", responses=UserOutput(many=True))
+    @extend_schema(operation_id="users_list", responses={200: results_of(UserOutput)})
     def get(self, request):
         return Response({"results": UserOutput(selectors.user_list(principal=self.principal), many=True).data})
 
-    @extend_schema(operation_id="users_add", request=Input, responses={201: UserOutput})
+    @extend_schema(operation_id="users_add", request=Input, responses={
+        201: UserOutput, 409: error("Already a member of the organization.")})
     def post(self, request):
         data = self.validated(self.Input)
         membership = services.user_add(principal=self.principal, **data)
@@ -78,12 +80,13 @@ class ProjectsView(TenantAPIView):
         slug = serializers.SlugField(max_length=64)
         name = serializers.CharField(max_length=200, required=False, default="")
 
-    @extend_schema(operation_id="projects_list", responses=ProjectOutput(many=True))
+    @extend_schema(operation_id="projects_list", responses={200: results_of(ProjectOutput)})
     def get(self, request):
         projects = selectors.project_list(principal=self.principal)
         return Response({"results": ProjectOutput(projects, many=True).data})
 
-    @extend_schema(operation_id="projects_create", request=Input, responses={201: ProjectOutput})
+    @extend_schema(operation_id="projects_create", request=Input, responses={
+        201: ProjectOutput, 409: error("A project with this slug exists.")})
     def post(self, request):
         self.require_admin()
         data = self.validated(self.Input)
@@ -97,7 +100,12 @@ class ProjectMembersView(TenantAPIView):
     class Input(serializers.Serializer):
         user_id = serializers.UUIDField()
 
-    @extend_schema(operation_id="project_members_add", request=Input, responses={201: None})
+    class Output(serializers.Serializer):
+        project = serializers.SlugField()
+        user_id = serializers.UUIDField()
+
+    @extend_schema(operation_id="project_members_add", request=Input, responses={
+        201: Output, 409: error("Already a member of the project.")})
     def post(self, request, slug: str):
         data = self.validated(self.Input)
         services.project_member_add(principal=self.principal, project_slug=slug, user_id=data["user_id"])
@@ -123,11 +131,12 @@ class TokensView(TenantAPIView):
     class Output(TokenOutput):
         token = serializers.CharField()
 
-    @extend_schema(operation_id="tokens_list", responses=TokenOutput(many=True))
+    @extend_schema(operation_id="tokens_list", responses={200: results_of(TokenOutput)})
     def get(self, request):
         return Response({"results": TokenOutput(selectors.api_token_list(principal=self.principal), many=True).data})
 
-    @extend_schema(operation_id="tokens_issue", request=Input, responses={201: Output})
+    @extend_schema(operation_id="tokens_issue", request=Input, responses={
+        201: Output, 404: error("No such project or user (or not visible).")})
     def post(self, request):
         data = self.validated(self.Input)
         token, secret = services.api_token_issue(
@@ -148,11 +157,11 @@ class OrgSettingsView(TenantAPIView):
     class Input(serializers.Serializer):
         require_supersede_reason = serializers.BooleanField()
 
-    @extend_schema(operation_id="org_settings_get", responses=SettingsOutput)
+    @extend_schema(operation_id="org_settings_get", responses={200: SettingsOutput})
     def get(self, request):
         return Response(SettingsOutput(self.principal.org).data)
 
-    @extend_schema(operation_id="org_settings_update", request=Input, responses=SettingsOutput)
+    @extend_schema(operation_id="org_settings_update", request=Input, responses={200: SettingsOutput})
     def post(self, request):
         self.require_admin()
         data = self.validated(self.Input)

@@ -3,12 +3,12 @@ from dataclasses import dataclass
 
 import pytest
 from django.db import connections
-from rest_framework.test import APIClient
 
 from tenants import rls
 from tenants.auth import load_principal
 from tenants.models import ApiToken, Organization, Project, User
 from tenants.services import _token_create, org_bootstrap, project_member_add, user_add
+from tests.openapi import ValidatingClient
 
 
 @pytest.fixture(scope="session")
@@ -74,14 +74,28 @@ def globex(db) -> Tenant:
 
 
 @pytest.fixture
-def api():
-    def client(token: str | None = None) -> APIClient:
-        api_client = APIClient()
+def api_calls() -> list[tuple[str, int]]:
+    """(operationId, status) of every documented request the test sent through `api` or `client`."""
+    return []
+
+
+@pytest.fixture
+def api(api_calls):
+    """A test client per token; every response it gets is checked against the OpenAPI document (tests/openapi.py)."""
+
+    def client(token: str | None = None) -> ValidatingClient:
+        api_client = ValidatingClient(calls=api_calls)
         if token:
             api_client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
         return api_client
 
     return client
+
+
+@pytest.fixture
+def client(api_calls) -> ValidatingClient:
+    """pytest-django's `client`, checked against the OpenAPI document like `api`."""
+    return ValidatingClient(calls=api_calls)
 
 
 def truncate_all_tables() -> None:

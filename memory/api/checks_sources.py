@@ -3,20 +3,24 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
+from config.schema import error, results_of
 from memory import selectors, services, sources
 from memory.api.objects import MAX_CONTENT_CHARS, MEMORY_ID, CheckOutput, MemoryOutput
-from memory.models import Memory
 from memory.embeddings import embed_one
+from memory.models import Check, Memory
 from tenants.views import TenantAPIView
 
 
 class ChecksView(TenantAPIView):
     class Input(serializers.Serializer):
-        outcome = serializers.ChoiceField(choices=["pass", "fail"])
+        outcome = serializers.ChoiceField(choices=Check.Outcome.choices)
         detail = serializers.CharField(max_length=2000)
         corrected_by = serializers.RegexField(MEMORY_ID, required=False, allow_null=True)
 
-    @extend_schema(operation_id="memory_check", request=Input, responses={201: CheckOutput})
+    class Output(serializers.Serializer):
+        check = CheckOutput()
+
+    @extend_schema(operation_id="memory_check", request=Input, responses={201: Output})
     def post(self, request, memory_id: str):
         data = self.validated(self.Input)
         check = services.memory_check_record(principal=self.principal, memory_id=memory_id, **data)
@@ -42,7 +46,8 @@ class SourcesView(TenantAPIView):
         data = self.validated(self.Input)
         return data, embed_one(data["content"])
 
-    @extend_schema(operation_id="source_put", request=Input, responses={201: Output, 200: Output})
+    @extend_schema(operation_id="source_put", request=Input, responses={
+        201: Output, 200: Output, 404: error("No such project (or not a member).")})
     def post(self, request):
         data, vector = self.prepared
         result = sources.source_put(
@@ -55,7 +60,7 @@ class SourcesView(TenantAPIView):
 
 
 class SourceVersionsView(TenantAPIView):
-    @extend_schema(operation_id="source_versions", responses=MemoryOutput(many=True))
+    @extend_schema(operation_id="source_versions", responses={200: results_of(MemoryOutput)})
     def get(self, request, source_id: str):
         return Response({"results": MemoryOutput(sources.source_versions(source_id=source_id), many=True).data})
 
@@ -65,7 +70,8 @@ class LoopsView(TenantAPIView):
         project = serializers.SlugField(required=False)
         state = serializers.ChoiceField(choices=["open", "closed"], default="open")
 
-    @extend_schema(operation_id="loops", parameters=[Query], responses=MemoryOutput(many=True))
+    @extend_schema(operation_id="loops", parameters=[Query], responses={
+        200: results_of(MemoryOutput), 404: error("No such project (or not a member).")})
     def get(self, request):
         query = self.Query(data=request.query_params)
         query.is_valid(raise_exception=True)

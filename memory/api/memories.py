@@ -6,6 +6,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from config.errors import Code, TooLarge
+from config.schema import error
 from memory import selectors, services
 from memory.api.objects import (
     MAX_CONTENT_CHARS, MAX_METADATA_BYTES, MEMORY_ID, CheckOutput, EventOutput, LinkInput, LinkOutput, MemoryOutput,
@@ -35,10 +36,14 @@ class MemoriesView(TenantAPIView):
             return data
 
     class Output(serializers.Serializer):
-        class Similar(serializers.Serializer):
+        class SkippedLink(serializers.Serializer):
+            dst = serializers.CharField()
+            reason = serializers.ChoiceField(choices=["missing", "dead", "self"])
+
+        class SimilarMemory(serializers.Serializer):
             id = serializers.CharField()
-            kind = serializers.CharField()
-            scope = serializers.CharField()
+            kind = serializers.ChoiceField(choices=Memory.Kind.choices)
+            scope = serializers.ChoiceField(choices=Memory.Scope.choices)
             project = serializers.CharField(allow_null=True)
             content_preview = serializers.CharField()
             distance = serializers.FloatField()
@@ -46,11 +51,11 @@ class MemoriesView(TenantAPIView):
 
         memory = MemoryOutput()
         created = serializers.BooleanField()
-        dedup = serializers.CharField(allow_null=True)
+        dedup = serializers.ChoiceField(choices=["exact", "near_verbatim"], allow_null=True)
         absorbed_into = serializers.CharField(allow_null=True)
         superseded = serializers.ListField(child=serializers.CharField())
-        skipped = serializers.ListField(child=serializers.DictField())
-        similar_existing = Similar(many=True, allow_null=True)
+        skipped = SkippedLink(many=True)
+        similar_existing = SimilarMemory(many=True, allow_null=True)  # null when the write declared a supersede
         hint = serializers.CharField(allow_null=True)
 
     class FeedOutput(serializers.Serializer):
@@ -70,7 +75,8 @@ class MemoriesView(TenantAPIView):
         data = self.validated(self.Input)
         return data, services.memory_embedding(data["content"])
 
-    @extend_schema(operation_id="remember", request=Input, responses={201: Output, 200: Output})
+    @extend_schema(operation_id="remember", request=Input, responses={
+        201: Output, 200: Output, 404: error("No such project (or not a member).")})
     def post(self, request):
         data, vector = self.prepared
         draft = services.MemoryDraft(
@@ -91,7 +97,8 @@ class MemoriesView(TenantAPIView):
         limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
         cursor = serializers.CharField(required=False)
 
-    @extend_schema(operation_id="feed", parameters=[FeedInput], responses=FeedOutput)
+    @extend_schema(operation_id="feed", parameters=[FeedInput], responses={
+        200: FeedOutput, 404: error("No such project (or not a member).")})
     def get(self, request):
         query = self.FeedInput(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -104,17 +111,30 @@ class MemoriesView(TenantAPIView):
         return Response({"results": MemoryOutput(results, many=True).data, "next_cursor": next_cursor})
 
 
+class ConflictSummary(serializers.Serializer):
+    """A conflict as the memory detail lists it (the full object is in GET /conflicts)."""
+
+    id = serializers.CharField()
+    a = serializers.CharField()
+    b = serializers.CharField()
+    relation = serializers.CharField()
+    confidence = serializers.FloatField(allow_null=True)
+    judge = serializers.CharField()
+    rationale = serializers.CharField()
+    status = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
 class MemoryDetailView(TenantAPIView):
     class Output(serializers.Serializer):
         memory = MemoryOutput()
         chain = MemoryOutput(many=True)
         links = LinkOutput(many=True)
         events = EventOutput(many=True)
-        checks = serializers.ListField(child=serializers.DictField())
-        conflicts = serializers.ListField(child=serializers.DictField())
+        checks = CheckOutput(many=True)
+        conflicts = ConflictSummary(many=True)
 
-
-    @extend_schema(operation_id="memory_detail", responses=Output)
+    @extend_schema(operation_id="memory_detail", responses={200: Output})
     def get(self, request, memory_id: str):
         memory = selectors.memory_get(memory_id=memory_id)
         return Response(self.Output({
@@ -122,7 +142,7 @@ class MemoryDetailView(TenantAPIView):
             "chain": selectors.memory_chain(memory=memory),
             "links": selectors.memory_links(memory=memory),
             "events": selectors.memory_events(memory=memory),
-            "checks": CheckOutput(selectors.memory_checks(memory=memory), many=True).data,
+            "checks": selectors.memory_checks(memory=memory),
             "conflicts": [
                 {"id": c.id, "a": c.a_id, "b": c.b_id, "relation": c.relation, "confidence": c.confidence,
                  "judge": c.judge, "rationale": c.rationale, "status": c.status, "created_at": c.created_at}
@@ -135,7 +155,7 @@ class MemoryHistoryView(TenantAPIView):
     class Output(serializers.Serializer):
         chain = MemoryOutput(many=True)
 
-    @extend_schema(operation_id="memory_history", responses=Output)
+    @extend_schema(operation_id="memory_history", responses={200: Output})
     def get(self, request, memory_id: str):
         memory = selectors.memory_get(memory_id=memory_id)
         return Response({"chain": MemoryOutput(selectors.memory_chain(memory=memory), many=True).data})
@@ -149,7 +169,8 @@ class ForgetView(TenantAPIView):
     class Input(serializers.Serializer):
         reason = serializers.CharField(required=False, allow_null=True, allow_blank=True, max_length=2000)
 
-    @extend_schema(operation_id="memory_forget", request=Input, responses=MemoryOnlyOutput)
+    @extend_schema(operation_id="memory_forget", request=Input, responses={
+        200: MemoryOnlyOutput, 409: error("The memory is not live.")})
     def post(self, request, memory_id: str):
         data = self.validated(self.Input)
         memory = services.memory_forget(principal=self.principal, memory_id=memory_id, reason=data.get("reason"))
@@ -157,7 +178,8 @@ class ForgetView(TenantAPIView):
 
 
 class RestoreView(TenantAPIView):
-    @extend_schema(operation_id="memory_restore", request=None, responses=MemoryOnlyOutput)
+    @extend_schema(operation_id="memory_restore", request=None, responses={
+        200: MemoryOnlyOutput, 409: error("The memory is already live.")})
     def post(self, request, memory_id: str):
         memory = services.memory_restore(principal=self.principal, memory_id=memory_id)
         return Response({"memory": MemoryOutput(memory).data})
@@ -173,7 +195,8 @@ class LinksView(TenantAPIView):
     class Output(serializers.Serializer):
         link = LinkOutput()
 
-    @extend_schema(operation_id="link_create", request=Input, responses={201: Output})
+    @extend_schema(operation_id="link_create", request=Input, responses={
+        201: Output, 404: error("An end of the link does not exist or is not visible.")})
     def post(self, request):
         data = self.validated(self.Input)
         link = services.memory_link(principal=self.principal, **data)

@@ -1,11 +1,23 @@
 """The shapes every memory endpoint shares: the memory object of API.md, links, events, checks, strict fields."""
 from rest_framework import serializers
 
-from memory.models import Link, Memory
+from memory.models import Check, Event, Link, Memory
 
 MAX_CONTENT_CHARS = 16000
 MAX_METADATA_BYTES = 8 * 1024
 MEMORY_ID = r"^mem_[0-9A-HJKMNP-TV-Z]{26}$"
+
+
+class OwnerOutput(serializers.Serializer):
+    id = serializers.UUIDField()
+    email = serializers.EmailField()
+
+
+class ProvenanceOutput(serializers.Serializer):
+    writer = serializers.ChoiceField(choices=Memory.Writer.choices)
+    authoritative = serializers.BooleanField()
+    token = serializers.CharField(source="token_id", allow_null=True)
+    session_id = serializers.CharField(allow_null=True)
 
 
 class MemoryOutput(serializers.Serializer):
@@ -13,41 +25,31 @@ class MemoryOutput(serializers.Serializer):
 
     id = serializers.CharField()
     content = serializers.CharField()
-    kind = serializers.CharField()
-    scope = serializers.CharField()
+    kind = serializers.ChoiceField(choices=Memory.Kind.choices)
+    scope = serializers.ChoiceField(choices=Memory.Scope.choices)
     project = serializers.CharField(source="project.slug", allow_null=True)
-    owner = serializers.SerializerMethodField()
-    status = serializers.CharField()
+    owner = OwnerOutput()
+    status = serializers.ChoiceField(choices=Memory.Status.choices)
     superseded_by = serializers.CharField(source="superseded_by_id", allow_null=True)
     invalidated_at = serializers.DateTimeField(allow_null=True)
     invalidated_reason = serializers.CharField(allow_null=True)
-    provenance = serializers.SerializerMethodField()
+    provenance = ProvenanceOutput(source="*")
     valid_from = serializers.DateTimeField(allow_null=True)
     valid_until = serializers.DateTimeField(allow_null=True)
     expired = serializers.BooleanField()
-    loop = serializers.CharField(allow_null=True)
+    loop = serializers.ChoiceField(choices=Memory.Loop.choices, allow_null=True)
     closed_by = serializers.CharField(source="closed_by_id", allow_null=True)
-    source = serializers.JSONField(allow_null=True)
-    metadata = serializers.JSONField()
+    # Sources write {"source_id", "version", "url"}; remember stores the object its caller sent.
+    source = serializers.DictField(allow_null=True)
+    metadata = serializers.DictField()
     created_at = serializers.DateTimeField()
-
-    def get_owner(self, memory: Memory) -> dict:
-        return {"id": str(memory.owner_id), "email": memory.owner.email}
-
-    def get_provenance(self, memory: Memory) -> dict:
-        return {
-            "writer": memory.writer,
-            "authoritative": memory.authoritative,
-            "token": memory.token_id,
-            "session_id": memory.session_id,
-        }
 
 
 class LinkOutput(serializers.Serializer):
     id = serializers.CharField()
     src = serializers.CharField(source="src_id")
     dst = serializers.CharField(source="dst_id")
-    type = serializers.CharField()
+    type = serializers.ChoiceField(choices=Link.Type.choices)
     reason = serializers.CharField(allow_null=True)
     retired_dst = serializers.BooleanField()
     origin = serializers.CharField(allow_null=True)
@@ -57,10 +59,10 @@ class LinkOutput(serializers.Serializer):
 
 
 class EventOutput(serializers.Serializer):
-    action = serializers.CharField()
+    action = serializers.ChoiceField(choices=Event.Action.choices)
     actor = serializers.CharField(source="actor_id", allow_null=True)
     token = serializers.CharField(source="token_id", allow_null=True)
-    payload = serializers.JSONField()
+    payload = serializers.DictField()
     created_at = serializers.DateTimeField()
 
 
@@ -73,7 +75,7 @@ class LinkInput(serializers.Serializer):
 class CheckOutput(serializers.Serializer):
     id = serializers.CharField()
     memory = serializers.CharField(source="memory_id")
-    outcome = serializers.CharField()
+    outcome = serializers.ChoiceField(choices=Check.Outcome.choices)
     detail = serializers.CharField()
     corrected_by = serializers.CharField(source="corrected_by_id", allow_null=True)
     created_at = serializers.DateTimeField()

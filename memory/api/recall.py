@@ -3,6 +3,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from config.schema import error
 from memory import recall
 from memory.embeddings import embed_one
 from memory.api.objects import (
@@ -10,6 +11,9 @@ from memory.api.objects import (
 )
 from memory.models import Memory
 from tenants.views import TenantAPIView
+
+
+FLAGS = ["expired", "superseded", "in_conflict", "provisional", "open_loop", "failed_check"]
 
 
 class RecallView(TenantAPIView):
@@ -24,29 +28,36 @@ class RecallView(TenantAPIView):
         as_of = serializers.DateTimeField(required=False, allow_null=True)
 
     class Output(serializers.Serializer):
-        class Warning(serializers.Serializer):
+        class RecallWarning(serializers.Serializer):
             memory = MemoryOutput()
             check = CheckOutput()
 
-        class Result(serializers.Serializer):
+        class RecallResult(serializers.Serializer):
+            class RecallWhy(serializers.Serializer):
+                vector_rank = serializers.IntegerField(allow_null=True)
+                vector_distance = serializers.FloatField(allow_null=True)
+                text_rank = serializers.IntegerField(allow_null=True)
+                note = serializers.CharField(allow_blank=True)
+
             memory = MemoryOutput()
-            rank = serializers.IntegerField()
+            rank = serializers.IntegerField(min_value=1)
             score = serializers.FloatField()
-            flags = serializers.ListField(child=serializers.CharField())
+            flags = serializers.ListField(child=serializers.ChoiceField(choices=FLAGS))
             superseded_by = serializers.CharField(allow_null=True)
             conflicts_with = serializers.ListField(child=serializers.CharField())
-            why = serializers.DictField()
+            why = RecallWhy()
 
-        warnings = Warning(many=True)
-        results = Result(many=True)
-        trace = serializers.DictField()
+        warnings = RecallWarning(many=True)
+        results = RecallResult(many=True)
+        trace = serializers.DictField(help_text="How the answer was found: filters, channels, fusion, timings.")
 
     def prepare_post(self, request) -> tuple[dict, object]:
         """Outside the transaction: validate and embed the query."""
         data = self.validated(self.Input)
         return data, embed_one(data["query"])
 
-    @extend_schema(operation_id="recall", request=Input, responses=Output)
+    @extend_schema(operation_id="recall", request=Input, responses={
+        200: Output, 404: error("No such project (or not a member).")})
     def post(self, request):
         data, vector = self.prepared
         result = recall.memory_recall(principal=self.principal, vector=vector, steps=self.steps, q=recall.RecallQuery(

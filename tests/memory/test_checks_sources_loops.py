@@ -90,6 +90,9 @@ def test_sources_version_by_content_hash(api, recall, acme):
     old = next(r for r in history["results"] if r["memory"]["id"] == first.json()["memory"]["id"])
     assert old["flags"] == ["superseded"] and "source pricing-page changed" in old["why"]["note"]
     assert api(token).get("/api/v1/sources/unknown/versions").status_code == 404
+    # Into a project the caller is not a member of: like a project that does not exist.
+    elsewhere = post(api, token, "/api/v1/sources", {"source_id": "ops-page", "content": "x", "project": "ops"})
+    assert elsewhere.status_code == 404 and elsewhere.json()["error"]["code"] == "not_found"
 
 
 def test_expired_facts_stay_readable_and_as_of_inside_the_window_is_valid(remember, recall, acme):
