@@ -3,7 +3,6 @@ import django_rq
 from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
-from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
 
@@ -24,7 +23,6 @@ def _check_queue() -> str:
         return f"error: {type(error).__name__}"
 
 
-@csrf_exempt  # a POST gets 405 in the envelope, not Django's CSRF page
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
     db, queue = _check_db(), _check_queue()
