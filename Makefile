@@ -22,7 +22,7 @@ test: $(STAMP)
 
 # Benchmarks against the embedded services, e.g. make bench ARGS="recall --memories 100000"
 bench: $(STAMP)
-	@$(VENV)/bin/python -m config.launcher manage bench $(ARGS)
+	@$(VENV)/bin/python -m config.launcher bench $(ARGS)
 
 clean-data:
 	rm -rf .data

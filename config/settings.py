@@ -85,6 +85,8 @@ DB_POOL = {
     "max_size": int(os.environ.get("DB_POOL_MAX_SIZE", "10")),
     "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "30")),
 }
+# Threads per web worker (config/asgi.py): the requests one worker runs at once, each with a pooled connection.
+WEB_THREADS = int(os.environ.get("WEB_THREADS", "8"))
 DATABASES = {
     # CONN_MAX_AGE must be 0 with a pool: "closing" a connection returns it to the pool.
     "default": {**database_from_url(DATABASE_URL), "ATOMIC_REQUESTS": True, "CONN_MAX_AGE": 0,

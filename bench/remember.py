@@ -1,12 +1,12 @@
-"""`manage.py bench remember`: remember latency through the real service, with and without a declared supersede."""
+"""`make bench ARGS=remember`: remember latency through the real service, with and without a declared supersede."""
 import random
 import time
 from collections.abc import Callable
 
 import numpy as np
 
+from bench.texts import synthetic_memory
 from memory import services
-from memory.bench.texts import synthetic_memory
 from memory.embeddings import embed_one
 from memory.models import Memory
 from tenants import rls
@@ -17,7 +17,7 @@ from tenants.services import org_bootstrap
 SUPERSEDE_SHARE = 0.2  # one write in five declares that it replaces an earlier version of its topic
 
 
-def _drop_reviews(scope: rls.Scope) -> None:
+def drop_reviews(scope: rls.Scope) -> None:
     """The benchmark's writes were queued for review like any others; nobody needs them judged."""
     from hygiene.models import Review
     from hygiene.outbox import review_queue
@@ -29,6 +29,14 @@ def _drop_reviews(scope: rls.Scope) -> None:
         review_queue().remove(f"review-{review_id}")
 
 
+def _embedding_seconds(texts: list[str]) -> float:
+    """The model's share, timed apart from the writes: the same texts embedded one by one, as remember does."""
+    started = time.perf_counter()
+    for text in texts:
+        embed_one(text)
+    return time.perf_counter() - started
+
+
 def bench_remember(*, n: int, seed: int, say: Callable[[str], None]) -> dict:
     rng = random.Random(seed)
     boot = org_bootstrap(org_slug=f"bench-{ulid().lower()}", admin_email="bench@example.com", project_slugs=["bench"])
@@ -37,19 +45,9 @@ def bench_remember(*, n: int, seed: int, say: Callable[[str], None]) -> dict:
         principal = load_principal(scope, token_id=boot.token.id)
     embed_one("warm up the model")
 
-    embed_seconds: list[float] = []
-    original_embed = services.embed_one
-
-    def timed_embed(text: str):
-        start = time.perf_counter()
-        vector = original_embed(text)
-        embed_seconds.append(time.perf_counter() - start)
-        return vector
-
-    services.embed_one = timed_embed  # measure the embedding's share inside the real write path
     latest_by_topic: dict[str, str] = {}
-    timings = {"undeclared": [], "declared": []}
-    embed_share = {"undeclared": [], "declared": []}
+    timings: dict[str, list[float]] = {"undeclared": [], "declared": []}
+    contents: dict[str, list[str]] = {"undeclared": [], "declared": []}
     started = time.perf_counter()
     try:
         for i in range(n):
@@ -64,14 +62,13 @@ def bench_remember(*, n: int, seed: int, say: Callable[[str], None]) -> dict:
             elapsed = time.perf_counter() - start
             series = "declared" if declare else "undeclared"
             timings[series].append(elapsed)
-            embed_share[series].append(embed_seconds[-1])
+            contents[series].append(content)
             if result.memory.status == Memory.Status.LIVE:
                 latest_by_topic[topic] = result.memory.id
             if (i + 1) % 500 == 0 or i + 1 == n:
                 say(f"  {i + 1}/{n} writes, {(i + 1) / (time.perf_counter() - started):.0f}/s")
     finally:
-        services.embed_one = original_embed
-        _drop_reviews(scope)
+        drop_reviews(scope)
 
     report = {"n": n, "org": boot.org.slug, "seed": seed}
     for series, values in timings.items():
@@ -82,6 +79,6 @@ def bench_remember(*, n: int, seed: int, say: Callable[[str], None]) -> dict:
             "count": len(values),
             "p50_ms": round(float(np.percentile(ms, 50)), 2),
             "p95_ms": round(float(np.percentile(ms, 95)), 2),
-            "embedding_share": round(float(sum(embed_share[series]) / sum(values)), 3),
+            "embedding_share": round(_embedding_seconds(contents[series]) / sum(values), 3),
         }
     return report

@@ -1,6 +1,6 @@
-"""`manage.py bench recall --memories N`: recall latency at 10k and N memories per tenant, several tenants.
+"""`make bench ARGS="recall --memories N"`: recall latency at 10k and N memories per tenant, several tenants.
 
-The memories are synthetic but realistic team notes (memory/bench/texts.py), embedded with the real model and
+The memories are synthetic but realistic team notes (bench/texts.py), embedded with the real model and
 inserted in bulk under each tenant's identity (going through remember for 100k rows would take half an hour and
 measure nothing more about recall). One in five is a superseded older version, so history is in the store too.
 Every query goes through the real recall selector, under RLS, embedding included.
@@ -15,8 +15,8 @@ from contextlib import contextmanager
 import numpy as np
 from django.db import connection, connections
 
+from bench.texts import PEOPLE, SERVICES, TOOLS, synthetic_memory
 from memory import recall, selectors
-from memory.bench.texts import PEOPLE, SERVICES, TOOLS, synthetic_memory
 from memory.embeddings import embed
 from memory.models import Memory
 from memory.normalize import content_hash
@@ -46,7 +46,7 @@ STORE_TENANT = 100_000  # size of each filler tenant of --store
 BULK_LOAD_ROWS = 50_000  # --store loads this much larger go in without the HNSW index
 
 
-def _tenant(slug: str, size: int, rng: random.Random, say: Callable[[str], None]):
+def bench_tenant(slug: str, size: int, rng: random.Random, say: Callable[[str], None]):
     """The bench tenant with `size` memories, reused when an earlier run already loaded it."""
     boot = org_bootstrap(org_slug=slug, admin_email=f"admin@{slug}.bench", project_slugs=["p1", "p2", "p3"])
     scope = rls.Scope(org_id=boot.org.id, user_id=boot.user.id)
@@ -145,13 +145,13 @@ def _bulk_load(store: int, say: Callable[[str], None]):
 def bench_recall(*, memories: int, queries: int, seed: int, store: int, say: Callable[[str], None]) -> dict:
     rng = random.Random(seed)
     sizes = sorted({10_000, memories})
-    tenants = {size: _tenant(f"bench-recall-{size}", size, rng, say) for size in sizes}
+    tenants = {size: bench_tenant(f"bench-recall-{size}", size, rng, say) for size in sizes}
     for noise in range(2):  # other tenants share the tables and the index
-        _tenant(f"bench-recall-noise-{noise}", 5_000, rng, say)
+        bench_tenant(f"bench-recall-noise-{noise}", 5_000, rng, say)
     fill = max(0, store - sum(sizes) - 10_000)  # --store: other tenants, until the store holds about that many
     with _bulk_load(store, say):
         for filler in range(math.ceil(fill / STORE_TENANT)):
-            _tenant(f"bench-store-{filler}", min(STORE_TENANT, fill - filler * STORE_TENANT), rng, say)
+            bench_tenant(f"bench-store-{filler}", min(STORE_TENANT, fill - filler * STORE_TENANT), rng, say)
     with connections[rls.UNSAFE_ALL_TENANTS].cursor() as cursor:
         cursor.execute("ANALYZE memory_memory")  # as autovacuum will have by the time such a store serves reads
     with connection.cursor() as cursor:
