@@ -4,8 +4,9 @@ process, in one run, on one tenant.
 The server is the very command of `make run` (config.launcher.server_command: uvicorn, one worker per core, the app
 role, pooled connections), started on a spare port for the run and stopped after it. The tenant is the recall
 bench's kind, loaded once and reused (about 20k memories; --memories). In process, the bench calls the services
-directly, one call at a time, with the onnxruntime threads of one server worker, so that the difference at one
-client is what HTTP, the server and the view add. Over HTTP, 1, 4 and 16 clients (--clients) each keep one
+directly, one call at a time, with the onnxruntime threads of one server worker; then the same requests go through
+Django in process (test client: middleware, token authentication, view, JSON, but no server and no socket). So the
+1-client HTTP time splits into the services, what Django around them adds, and what the server adds. Over HTTP, 1, 4 and 16 clients (--clients) each keep one
 connection alive and send their requests one after another; errors (no answer, or a status other than 2xx) are
 counted, and throughput is the requests answered per second of the whole level.
 """
@@ -21,6 +22,7 @@ from collections.abc import Callable
 
 import numpy as np
 from django.conf import settings
+from django.test import Client
 
 from bench.recall import PEOPLE, QUESTIONS, SERVICES, TOOLS, bench_tenant
 from bench.remember import drop_reviews
@@ -55,14 +57,7 @@ def _summary(latencies_ms: list[float], seconds: float, errors: int) -> dict:
     }
 
 
-def _in_process(principal, operation: str, bodies: list[dict]) -> dict:
-    def call(body: dict) -> None:
-        if operation == "remember":
-            services.memory_remember(principal=principal, content=body["content"], kind=body["kind"],
-                                     project_slug=body["project"])
-        else:
-            recall.memory_recall(principal=principal, q=recall.RecallQuery(query=body["query"]))
-
+def _one_by_one(call: Callable[[dict], None], bodies: list[dict]) -> dict:
     for body in bodies[:WARM_UP]:
         call(body)
     latencies = []
@@ -72,6 +67,33 @@ def _in_process(principal, operation: str, bodies: list[dict]) -> dict:
         call(body)
         latencies.append((time.perf_counter() - start) * 1000)
     return _summary(latencies, time.perf_counter() - started, 0)
+
+
+def _in_process(principal, operation: str, bodies: list[dict]) -> dict:
+    """The service calls themselves, with the principal already loaded."""
+
+    def call(body: dict) -> None:
+        if operation == "remember":
+            services.memory_remember(principal=principal, content=body["content"], kind=body["kind"],
+                                     project_slug=body["project"])
+        else:
+            recall.memory_recall(principal=principal, q=recall.RecallQuery(query=body["query"]))
+
+    return _one_by_one(call, bodies)
+
+
+def _through_django(secret: str, operation: str, bodies: list[dict]) -> dict:
+    """The whole request in Django (middleware, token authentication, view, JSON) but no server and no socket:
+    what is left of the HTTP time is the server's."""
+    client = Client(SERVER_NAME="127.0.0.1", HTTP_AUTHORIZATION=f"Bearer {secret}")
+    path = "/api/v1/memories" if operation == "remember" else "/api/v1/recall"
+
+    def call(body: dict) -> None:
+        response = client.post(path, data=json.dumps(body), content_type="application/json")
+        if not 200 <= response.status_code < 300:
+            raise RuntimeError(f"{path} answered {response.status_code}: {response.content[:200]!r}")
+
+    return _one_by_one(call, bodies)
 
 
 def _over_http(port: int, secret: str, operation: str, bodies: list[dict], clients: int) -> dict:
@@ -162,7 +184,7 @@ def bench_http(*, memories: int, requests: int, clients: list[int], seed: int, s
         "tenant": org.slug, "memories": memories, "workers": workers,
         "embedding_threads": int(env["EMBEDDING_THREADS"]), "requests_per_series": requests,
         "load_average_before": [round(x, 2) for x in os.getloadavg()],
-        "in_process": {}, "http": {},
+        "in_process": {}, "django_no_socket": {}, "http": {},
     }
     with open(log_path, "w") as log:
         server = subprocess.Popen(
@@ -172,16 +194,17 @@ def bench_http(*, memories: int, requests: int, clients: list[int], seed: int, s
         try:
             wait_until_serving(f"http://127.0.0.1:{port}/healthz", server)
             for operation in OPERATIONS:
-                result = _in_process(principal, operation, bodies(operation, requests + WARM_UP))
-                report["in_process"][operation] = result
-                say(f"  in process   {operation:<8} p50 {result['p50']:>6} ms  p95 {result['p95']:>6} ms  "
-                    f"p99 {result['p99']:>6} ms  {result['throughput_rps']:>6} req/s")
+                for name, measure in (("in_process", lambda o, b: _in_process(principal, o, b)),
+                                      ("django_no_socket", lambda o, b: _through_django(secret, o, b))):
+                    result = report[name][operation] = measure(operation, bodies(operation, requests + WARM_UP))
+                    say(f"  {name:<16} {operation:<8} p50 {result['p50']:>6} ms  p95 {result['p95']:>6} ms  "
+                        f"p99 {result['p99']:>6} ms  {result['throughput_rps']:>6} req/s")
             for count in clients:
                 level = report["http"][str(count)] = {}
                 for operation in OPERATIONS:
                     result = _over_http(port, secret, operation, bodies(operation, requests + WARM_UP * count), count)
                     level[operation] = result
-                    say(f"  http {count:>2} clients {operation:<8} p50 {result['p50']:>6} ms  p95 {result['p95']:>6} ms  "
+                    say(f"  http {count:>2} clients  {operation:<8} p50 {result['p50']:>6} ms  p95 {result['p95']:>6} ms  "
                         f"p99 {result['p99']:>6} ms  {result['throughput_rps']:>6} req/s  errors {result['errors']}")
         finally:
             server.terminate()
@@ -220,15 +243,15 @@ def format_table(report: dict) -> list[str]:
         f"  {report['memories']} memories, {report['workers']} workers x {report['embedding_threads']} embedding "
         f"thread(s), {report['requests_per_series']} requests per row; load average before "
         f"{report['load_average_before']}, after {report['load_average_after']}",
-        f"  {'':<14}{'operation':<10}{'p50 ms':>8}{'p95 ms':>8}{'p99 ms':>8}{'req/s':>8}{'errors':>8}",
+        f"  {'':<18}{'operation':<10}{'p50 ms':>8}{'p95 ms':>8}{'p99 ms':>8}{'req/s':>8}{'errors':>8}",
     ]
-    rows = [("in process", report["in_process"])] + [
+    rows = [("in process", report["in_process"]), ("Django, no socket", report["django_no_socket"])] + [
         (f"HTTP {count:>2} client{'s' if int(count) > 1 else ''}", level) for count, level in report["http"].items()
     ]
     for name, level in rows:
         for operation in OPERATIONS:
             r = level[operation]
-            lines.append(f"  {name:<14}{operation:<10}{r['p50']:>8}{r['p95']:>8}{r['p99']:>8}"
+            lines.append(f"  {name:<18}{operation:<10}{r['p50']:>8}{r['p95']:>8}{r['p99']:>8}"
                          f"{r['throughput_rps']:>8}{r['errors']:>8}")
     for target, outcome in report["targets"].items():
         numbers = ", ".join(f"{k} {v}" for k, v in outcome.items() if k != "met")

@@ -9,8 +9,8 @@ DATABASE_URL / REDIS_URL, when set, point at existing servers and the embedded o
 
 The web server is uvicorn serving config.asgi (Django on a thread pool, the place to mount ASGI apps such as the
 MCP endpoint beside it) with one process per core (WEB_WORKERS). Against gunicorn (sync and gthread workers) on
-this 2-core machine it served remember and recall as fast and at least as many requests per second at 16 clients
-(README, Benchmarks), and it is an ASGI server.
+this 2-core machine it served as many requests per second at 16 clients or more, and it is an ASGI server (README,
+Benchmarks).
 """
 import json
 import os
