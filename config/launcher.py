@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 from config import settings
@@ -109,7 +110,11 @@ def wait_until_serving(url: str, server: subprocess.Popen, timeout: float = 120)
         try:
             with urllib.request.urlopen(url, timeout=2):
                 return
-        except OSError:  # refused while it starts; an HTTP error (503: a service down) is an answer too
+        except urllib.error.HTTPError as error:
+            if error.code == 503:  # ours, answering: Postgres or Redis is down, and /healthz says which
+                return
+            time.sleep(0.3)  # another server on the port: ours fails to bind and exits, which the loop sees
+        except OSError:  # refused while it starts
             time.sleep(0.3)
     raise RuntimeError(f"the web server did not answer {url} within {timeout:.0f} s")
 
