@@ -22,7 +22,7 @@ test: $(STAMP)
 
 # Benchmarks against the embedded services, e.g. make bench ARGS="recall --memories 100000"
 bench: $(STAMP)
-	@$(VENV)/bin/python -m config.launcher manage bench $(ARGS)
+	@$(VENV)/bin/python -m config.launcher bench $(ARGS)
 
 # As root in a private directory the Postgres cluster lives outside .data (config/services.py): that goes too.
 clean-data:

@@ -1,10 +1,16 @@
-"""`make run` and `make test`: start what is missing, then serve (with a worker) or run the test suite.
+"""`make run`, `make test` and `make bench`: start what is missing, then serve, run the tests or a benchmark.
 
     python -m config.launcher run     # embedded services, migrations, demo org, web server + RQ worker
     python -m config.launcher test    # embedded services, then pytest (extra arguments go to pytest)
-    python -m config.launcher manage bench remember --n 1000   # embedded services, then one manage.py command
+    python -m config.launcher bench remember --n 1000   # embedded services, then `python -m bench ...`
+    python -m config.launcher manage check              # embedded services, then one manage.py command
 
 DATABASE_URL / REDIS_URL, when set, point at existing servers and the embedded ones are not started.
+
+The web server is uvicorn serving config.asgi (Django on a thread pool, the place to mount ASGI apps such as the
+MCP endpoint beside it) with one process per core (WEB_WORKERS). Against gunicorn (sync and gthread workers) on
+this 2-core machine it served as many requests per second at 16 clients or more, and it is an ASGI server (README,
+Benchmarks).
 """
 import json
 import os
@@ -12,6 +18,8 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 
 from config import settings
 from config.services import EmbeddedPostgres, EmbeddedRedis, say
@@ -71,6 +79,55 @@ def _demo_token() -> str:
     return token
 
 
+def web_workers() -> int:
+    """WEB_WORKERS, else one per core this process may run on."""
+    return int(os.environ.get("WEB_WORKERS") or len(os.sched_getaffinity(0)))
+
+
+def server_command(host: str, port: int, workers: int) -> list[str]:
+    """The production web server of `make run`; `make bench ARGS=http` starts this very command."""
+    return [
+        sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", str(port),
+        "--workers", str(workers),
+        "--lifespan", "on",  # each worker loads and warms the embedding model before its first request
+        "--timeout-graceful-shutdown", "10",
+    ]
+
+
+def server_env(workers: int) -> dict[str, str]:
+    """The server's environment: the onnxruntime threads of a worker share the cores with the other workers."""
+    env = dict(os.environ)
+    env.setdefault("EMBEDDING_THREADS", str(max(1, len(os.sched_getaffinity(0)) // workers)))
+    return env
+
+
+def wait_until_serving(url: str, server: subprocess.Popen, timeout: float = 120) -> None:
+    """Until GET url answers (a worker has warmed its model and accepts requests); fails if the server exits."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"the web server exited with {server.returncode} while starting")
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except urllib.error.HTTPError as error:
+            if error.code == 503:  # ours, answering: Postgres or Redis is down, and /healthz says which
+                return
+            time.sleep(0.3)  # another server on the port: ours fails to bind and exits, which the loop sees
+        except OSError:  # refused while it starts
+            time.sleep(0.3)
+    raise RuntimeError(f"the web server did not answer {url} within {timeout:.0f} s")
+
+
+def reap(child: subprocess.Popen) -> None:
+    """Wait for a child that was sent SIGTERM; SIGKILL its whole process group (a server's workers too) after 15 s."""
+    try:
+        child.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+
+
 def run() -> int:
     services = Services()
     children: list[subprocess.Popen] = []
@@ -87,7 +144,8 @@ def run() -> int:
         subprocess.run([*MANAGE, "migrate", "--database", "owner", "--no-input", "-v", "0"], check=True)
         subprocess.run([*MANAGE, "embeddings"], check=True)
         token = _demo_token()
-        port = os.environ.get("PORT", "8000")
+        host, port = os.environ.get("HOST", "127.0.0.1"), int(os.environ.get("PORT", "8000"))
+        workers = web_workers()
         # SimpleWorker runs jobs in the worker process itself, so the embedding model of the embedded judge is
         # loaded once, not in a fresh fork for every job.
         children.append(subprocess.Popen(
@@ -95,15 +153,20 @@ def run() -> int:
         ))
         # The outbox: reviews recorded while Redis was unreachable are queued once it answers again.
         children.append(subprocess.Popen([*MANAGE, "hygiene_flush", "--every", "30"], start_new_session=True))
-        children.append(
-            subprocess.Popen([*MANAGE, "runserver", f"127.0.0.1:{port}", "--noreload"], start_new_session=True)
+        say(f"starting the web server: uvicorn, {workers} worker{'s' * (workers > 1)} x {settings.WEB_THREADS} threads, "
+            "pooled database connections")
+        server = subprocess.Popen(
+            server_command(host, port, workers), env=server_env(workers), cwd=settings.BASE_DIR,
+            start_new_session=True,
         )
-        time.sleep(1.5)
+        children.append(server)
+        url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
+        wait_until_serving(f"{url}/healthz", server)
         say("ready")
         print(
-            f"\n  API:        http://127.0.0.1:{port}/api/v1/  (health: /healthz, schema: /api/schema/)\n"
+            f"\n  API:        {url}/api/v1/  (health: /healthz, schema: /api/schema/)\n"
             f"  demo token: {token}\n"
-            f"  try:        curl -H 'Authorization: Bearer {token}' http://127.0.0.1:{port}/api/v1/me\n"
+            f"  try:        curl -H 'Authorization: Bearer {token}' {url}/api/v1/me\n"
             f"  data:       {settings.DATA_DIR}\n"
             "  Ctrl-C stops everything this command started; the data stays for the next run.\n",
             flush=True,
@@ -117,15 +180,15 @@ def run() -> int:
     except subprocess.CalledProcessError as error:
         say(f"failed: {' '.join(map(str, error.cmd))} exited with {error.returncode}")
         return 1
+    except RuntimeError as error:
+        say(f"failed: {error}")
+        return 1
     finally:
         for child in children:
             if child.poll() is None:
                 child.terminate()
         for child in children:
-            try:
-                child.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                child.kill()
+            reap(child)
         services.down()
 
 
@@ -141,13 +204,25 @@ def test(pytest_args: list[str]) -> int:
 
 
 def manage(args: list[str]) -> int:
-    """One manage.py command (a benchmark, say) against the embedded services, started only for it if needed."""
+    """One manage.py command against the embedded services, started only for it if needed."""
     services = Services()
     try:
         services.up()
         subprocess.run([*MANAGE, "migrate", "--database", "owner", "--no-input", "-v", "0"], check=True)
         subprocess.run([*MANAGE, "embeddings"], check=True)
         return subprocess.run([*MANAGE, *args]).returncode
+    finally:
+        services.down()
+
+
+def bench(args: list[str]) -> int:
+    """One benchmark (`python -m bench ...`) against the embedded services, started only for it if needed."""
+    services = Services()
+    try:
+        services.up()
+        subprocess.run([*MANAGE, "migrate", "--database", "owner", "--no-input", "-v", "0"], check=True)
+        subprocess.run([*MANAGE, "embeddings"], check=True)
+        return subprocess.run([sys.executable, "-m", "bench", *args], cwd=settings.BASE_DIR).returncode
     finally:
         services.down()
 
@@ -160,4 +235,6 @@ if __name__ == "__main__":
         sys.exit(test(rest))
     if command == "manage":
         sys.exit(manage(rest))
-    sys.exit(f"unknown command {command!r}: use run, test or manage")
+    if command == "bench":
+        sys.exit(bench(rest))
+    sys.exit(f"unknown command {command!r}: use run, test, bench or manage")

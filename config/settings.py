@@ -78,16 +78,26 @@ TEMPLATES = [
 _EMBEDDED_DB = f"127.0.0.1:{EMBEDDED_PG_PORT}/zero_memory"
 DATABASE_URL = os.environ.get("DATABASE_URL", f"postgres://zm_app:zm_app@{_EMBEDDED_DB}")
 DATABASE_OWNER_URL = os.environ.get("DATABASE_OWNER_URL", f"postgres://zm_owner:zm_owner@{_EMBEDDED_DB}")
-CONN_MAX_AGE = int(os.environ.get("CONN_MAX_AGE", "60"))
+# The app role's connections come from a pool per process (psycopg_pool through Django): a request borrows one and
+# hands it back when it ends, so a server with many request threads keeps a bounded number of Postgres connections.
+# Identity is set transaction-locally (tenants/rls.py), so a borrowed connection carries none from its last user.
+# Size the pools so that web workers x DB_POOL_MAX_SIZE, plus the RQ worker and the commands, stays under Postgres'
+# max_connections (100 by default). A request waits up to DB_POOL_TIMEOUT seconds for a free connection.
+DB_POOL = {
+    "min_size": int(os.environ.get("DB_POOL_MIN_SIZE", "2")),
+    "max_size": int(os.environ.get("DB_POOL_MAX_SIZE", "10")),
+    "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "30")),
+}
+# Threads per web worker (config/asgi.py): the requests one worker runs at once, each with a pooled connection.
+WEB_THREADS = int(os.environ.get("WEB_THREADS", "8"))
 # Every session of the app role searches HNSW with iterative scans (pgvector >= 0.8): a filtered scan (and RLS is a
 # filter) otherwise stops at ef_search candidates and silently returns fewer rows than asked for. Set once per
 # connection: a SET LOCAL in each transaction cost remember and recall a round trip each.
 VECTOR_SEARCH_OPTIONS = "-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search=100"
 DATABASES = {
-    "default": {
-        **database_from_url(DATABASE_URL), "CONN_MAX_AGE": CONN_MAX_AGE,
-        "OPTIONS": {"options": VECTOR_SEARCH_OPTIONS},
-    },
+    # CONN_MAX_AGE must be 0 with a pool: "closing" a connection returns it to the pool.
+    "default": {**database_from_url(DATABASE_URL), "CONN_MAX_AGE": 0,
+                "OPTIONS": {"pool": DB_POOL, "options": VECTOR_SEARCH_OPTIONS}},
     "owner": {**database_from_url(DATABASE_OWNER_URL), "CONN_MAX_AGE": 0},
 }
 
@@ -114,6 +124,8 @@ JUDGE_TIMEOUT_SECONDS = float(os.environ.get("JUDGE_TIMEOUT_SECONDS", "20"))
 JUDGE_BATCH_SIZE = int(os.environ.get("JUDGE_BATCH_SIZE", "8"))
 EMBEDDING_BACKEND = os.environ.get("EMBEDDING_BACKEND", "onnx")  # onnx | torch (memory/embeddings.py)
 EMBEDDING_MODEL_DIR = Path(os.environ.get("EMBEDDING_MODEL_DIR", DATA_DIR / "models"))
+# onnxruntime threads per process; 0: all cores (up to 4). `make run` gives each web worker cores / workers.
+EMBEDDING_THREADS = int(os.environ.get("EMBEDDING_THREADS", "0"))
 
 AUTH_USER_MODEL = "tenants.User"
 AUTH_PASSWORD_VALIDATORS = [

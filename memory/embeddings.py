@@ -67,7 +67,10 @@ class OnnxEmbedder:
         self._tokenizer.enable_truncation(MAX_TOKENS)
         self._tokenizer.enable_padding()
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = min(4, os.cpu_count() or 1)
+        options.intra_op_num_threads = settings.EMBEDDING_THREADS or min(4, os.cpu_count() or 1)
+        # Idle threads would otherwise spin for work and burn the cores that other web workers and Postgres need:
+        # with two processes embedding at once on 2 cores, spinning doubled p50 (15 ms against 7.5 ms).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
     def embed(self, texts: list[str]) -> np.ndarray:

@@ -22,12 +22,14 @@ def django_db_setup(django_test_environment, django_db_blocker):
         old_name = owner.settings_dict["NAME"]
         test_name = owner.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
         default.close()
+        default.close_pool()  # a pool opened before this point would still hand out connections to the old name
         default.creation.set_as_test_mirror(owner.settings_dict)
         owner.close()
     yield test_name
     with django_db_blocker.unblock():
         for alias in connections:
             connections[alias].close()
+        default.close_pool()  # pooled connections to the test database would keep it from being dropped
         owner.creation.destroy_test_db(old_name, verbosity=0)
 
 

@@ -4,7 +4,7 @@ It is a heuristic, and says so through its confidence: it reaches the auto-resol
 duplicates and for updates that say they are updates (a cue like "now", "moved", "no longer", "switched") about the
 same topic with changed values. Everything uncertain lands below the bar, where it becomes a conflict for a human
 rather than a retirement: a wrong retirement silently loses a true fact, a needless conflict costs a glance.
-Its measured accuracy: `manage.py bench judge` (docs/API.md).
+Its measured accuracy: `make bench ARGS=judge` (docs/API.md).
 """
 import re
 

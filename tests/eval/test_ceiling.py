@@ -1,5 +1,5 @@
 """The model ceiling printed beside the retrieval table: perfect supersession, meaning alone, the real embedding model."""
-from memory.bench.ceiling import ceiling
+from bench.ceiling import ceiling
 
 
 def memory(key, content, user="ann", project="web", kind="fact", supersedes=(), replaces=()):

@@ -1,5 +1,5 @@
 """The embedded judge on the labeled pairs, on every CI run: it must not retire complementary facts."""
-from hygiene.bench import evaluate, format_report
+from bench.judge import evaluate, format_report
 
 
 def test_the_embedded_judge_rarely_retires_a_complementary_fact(settings):

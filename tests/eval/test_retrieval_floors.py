@@ -3,7 +3,7 @@
 Floors were set from measurement (bench-results/retrieval-*.json) and are raised as ranking improves; a change that
 lowers a number below its floor fails here. Superseded versions never rank first for declared supersedes.
 """
-from memory.bench.retrieval import evaluate, floor_violations, format_table
+from bench.retrieval import evaluate, floor_violations, format_table
 
 
 def test_retrieval_quality_stays_above_its_floors(db):

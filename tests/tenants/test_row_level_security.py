@@ -132,6 +132,34 @@ def test_identity_never_survives_into_the_next_transaction_on_a_reused_connectio
         assert _rows("SELECT count(*) FROM tenants_project") == [(0,)]
 
 
+def test_a_pooled_connection_is_borrowed_again_without_the_identity_of_its_last_user(committed):
+    """With the pool of settings.DATABASES (what the server runs with): close() hands the connection back open."""
+    assert connection.pool is not None
+    acme = build_tenant("acme")
+    with transaction.atomic():
+        token = rls.activate(acme.scope)
+        used_pid = _rows("SELECT pg_backend_pid()")[0][0]
+        assert _rows("SELECT current_setting('app.org_id', true)") == [(str(acme.org.id),)]
+        # Commit with the identity still set, as a code path that forgot to clear it would: only its being
+        # transaction-local ends it.
+        rls.deactivate(token, restore_database=False)
+    connection.close()
+    borrowed = []
+    # The pool hands out its idle connections oldest first, so ours comes back within max_size borrows.
+    for _ in range(connection.pool.max_size):
+        with transaction.atomic():
+            borrowed.append(_rows("SELECT pg_backend_pid()")[0][0])
+            # NULL on a connection that never had an identity, '' on one whose identity ended with its transaction.
+            assert _rows(
+                "SELECT coalesce(current_setting('app.org_id', true), ''), coalesce(current_setting('app.user_id', true), '')"
+            ) == [("", "")]
+            assert _rows("SELECT count(*) FROM tenants_project") == [(0,)]
+        connection.close()
+        if borrowed[-1] == used_pid:
+            break
+    assert borrowed[-1] == used_pid, borrowed  # the very connection that carried acme's identity
+
+
 def test_identity_is_gone_after_a_failed_transaction_too(committed):
     acme = build_tenant("acme")
     with pytest.raises(ZeroDivisionError):

@@ -1,4 +1,4 @@
-"""`manage.py bench retrieval`: the project's own evaluation set, loaded through the real services into a fresh
+"""`make bench ARGS=retrieval`: the project's own evaluation set, loaded through the real services into a fresh
 organization, then every query through the real recall selector.
 
 Metrics per query type and overall: recall@1 (a correct current answer at rank 1), MRR (over the top 10),
@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 from django.conf import settings
 
+from bench import calls
+from bench.ceiling import ceiling
 from memory import recall, services
-from memory.bench import calls
-from memory.bench.ceiling import ceiling
 from tenants import rls
 from tenants.auth import load_principal
 from tenants.ids import ulid
@@ -154,7 +154,7 @@ def format_table(report: dict) -> list[str]:
     for bucket, row in report["table"].items():
         lines.append(f"  {bucket:<22}{row['queries']:>8}" + "".join(f"{row[m]:>10.3f}" for m in METRICS)
                      + f"{report['ceiling'].get(bucket, 0.0):>11.3f}")
-    lines.append("  ceiling@1: recall@1 of the embedding model alone with perfect supersession (memory/bench/ceiling.py)")
+    lines.append("  ceiling@1: recall@1 of the embedding model alone with perfect supersession (bench/ceiling.py)")
     lines.append(f"  superseded or forgotten memories returned, at any rank: {report['retired_returned']}")
     latency = report["latency_ms"]
     lines.append(f"  recall latency p50 {latency['p50']} ms, p95 {latency['p95']} ms")

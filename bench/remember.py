@@ -1,13 +1,14 @@
-"""`manage.py bench remember`: remember latency through the real service, with and without a declared supersede."""
+"""`make bench ARGS=remember`: remember latency through the real service, with and without a declared supersede."""
 import random
 import time
 from collections.abc import Callable
 
 import numpy as np
 
+from bench import calls
+from bench.texts import synthetic_memory
+from config.timing import StepTimer
 from memory import services
-from memory.bench import calls
-from memory.bench.texts import synthetic_memory
 from memory.embeddings import embed_one
 from memory.models import Memory
 from tenants import rls
@@ -18,7 +19,7 @@ from tenants.services import org_bootstrap
 SUPERSEDE_SHARE = 0.2  # one write in five declares that it replaces an earlier version of its topic
 
 
-def _drop_reviews(scope: rls.Scope) -> None:
+def drop_reviews(scope: rls.Scope) -> None:
     """The benchmark's writes were queued for review like any others; nobody needs them judged."""
     from hygiene.models import Review
     from hygiene.outbox import review_queue
@@ -30,6 +31,15 @@ def _drop_reviews(scope: rls.Scope) -> None:
         review_queue().remove(f"review-{review_id}")
 
 
+def step_percentiles(runs: list[dict[str, float]]) -> dict[str, float]:
+    """p50 of each step over the calls, in ms, plus the p50 of everything but the model (`outside_model`)."""
+    steps = list(dict.fromkeys(step for run in runs for step in run))
+    table = {step: round(float(np.percentile([run.get(step, 0.0) for run in runs], 50)), 2) for step in steps}
+    outside = [sum(ms for step, ms in run.items() if step != "embed") for run in runs]
+    table["outside_model"] = round(float(np.percentile(outside, 50)), 2)
+    return table
+
+
 def bench_remember(*, n: int, seed: int, say: Callable[[str], None]) -> dict:
     rng = random.Random(seed)
     boot = org_bootstrap(org_slug=f"bench-{ulid().lower()}", admin_email="bench@example.com", project_slugs=["bench"])
@@ -38,39 +48,29 @@ def bench_remember(*, n: int, seed: int, say: Callable[[str], None]) -> dict:
         principal = load_principal(scope, token_id=boot.token.id)
     embed_one("warm up the model")
 
-    embed_seconds: list[float] = []
-    original_embed = services.embed_one
-
-    def timed_embed(text: str):
-        start = time.perf_counter()
-        vector = original_embed(text)
-        embed_seconds.append(time.perf_counter() - start)
-        return vector
-
-    services.embed_one = timed_embed  # measure the embedding's share inside the real write path
     latest_by_topic: dict[str, str] = {}
-    timings = {"undeclared": [], "declared": []}
-    embed_share = {"undeclared": [], "declared": []}
+    timings: dict[str, list[float]] = {"undeclared": [], "declared": []}
+    steps: dict[str, list[dict[str, float]]] = {"undeclared": [], "declared": []}
     started = time.perf_counter()
     try:
         for i in range(n):
             topic, kind, content = synthetic_memory(rng)
             previous = latest_by_topic.get(topic)
             declare = previous is not None and rng.random() < SUPERSEDE_SHARE
-            links = [services.LinkSpec("supersedes", previous, "newer version")] if declare else []
+            links = (services.LinkSpec("supersedes", previous, "newer version"),) if declare else ()
+            timer = StepTimer()
             start = time.perf_counter()
-            result = calls.remember(principal, content, kind=kind, project="bench", links=tuple(links))
+            result = calls.remember(principal, content, steps=timer, kind=kind, project="bench", links=links)
             elapsed = time.perf_counter() - start
             series = "declared" if declare else "undeclared"
             timings[series].append(elapsed)
-            embed_share[series].append(embed_seconds[-1])
+            steps[series].append(timer.ms)
             if result.memory.status == Memory.Status.LIVE:
                 latest_by_topic[topic] = result.memory.id
             if (i + 1) % 500 == 0 or i + 1 == n:
                 say(f"  {i + 1}/{n} writes, {(i + 1) / (time.perf_counter() - started):.0f}/s")
     finally:
-        services.embed_one = original_embed
-        _drop_reviews(scope)
+        drop_reviews(scope)
 
     report = {"n": n, "org": boot.org.slug, "seed": seed}
     for series, values in timings.items():
@@ -81,6 +81,6 @@ def bench_remember(*, n: int, seed: int, say: Callable[[str], None]) -> dict:
             "count": len(values),
             "p50_ms": round(float(np.percentile(ms, 50)), 2),
             "p95_ms": round(float(np.percentile(ms, 95)), 2),
-            "embedding_share": round(float(sum(embed_share[series]) / sum(values)), 3),
+            "p50_ms_per_step": step_percentiles(steps[series]),
         }
     return report

@@ -1,6 +1,6 @@
-"""`manage.py bench recall --memories N`: recall latency at 10k and N memories per tenant, several tenants.
+"""`make bench ARGS="recall --memories N"`: recall latency at 10k and N memories per tenant, several tenants.
 
-The memories are synthetic but realistic team notes (memory/bench/texts.py), embedded with the real model and
+The memories are synthetic but realistic team notes (bench/texts.py), embedded with the real model and
 inserted in bulk under each tenant's identity (going through remember for 100k rows would take half an hour and
 measure nothing more about recall). One in five is a superseded older version, so history is in the store too.
 Every query goes through the real recall selector, under RLS, embedding included.
@@ -15,9 +15,11 @@ from contextlib import contextmanager
 import numpy as np
 from django.db import connection, connections
 
+from bench import calls
+from bench.remember import step_percentiles
+from bench.texts import PEOPLE, SERVICES, TOOLS, synthetic_memory
+from config.timing import StepTimer
 from memory import recall
-from memory.bench import calls
-from memory.bench.texts import PEOPLE, SERVICES, TOOLS, synthetic_memory
 from memory.embeddings import embed
 from memory.models import Memory
 from memory.normalize import content_hash
@@ -47,7 +49,7 @@ STORE_TENANT = 100_000  # size of each filler tenant of --store
 BULK_LOAD_ROWS = 50_000  # --store loads this much larger go in without the HNSW index
 
 
-def _tenant(slug: str, size: int, rng: random.Random, say: Callable[[str], None]):
+def bench_tenant(slug: str, size: int, rng: random.Random, say: Callable[[str], None]):
     """The bench tenant with `size` memories, reused when an earlier run already loaded it."""
     boot = org_bootstrap(org_slug=slug, admin_email=f"admin@{slug}.bench", project_slugs=["p1", "p2", "p3"])
     scope = rls.Scope(org_id=boot.org.id, user_id=boot.user.id)
@@ -145,13 +147,13 @@ def _bulk_load(store: int, say: Callable[[str], None]):
 def bench_recall(*, memories: int, queries: int, seed: int, store: int, say: Callable[[str], None]) -> dict:
     rng = random.Random(seed)
     sizes = sorted({10_000, memories})
-    tenants = {size: _tenant(f"bench-recall-{size}", size, rng, say) for size in sizes}
+    tenants = {size: bench_tenant(f"bench-recall-{size}", size, rng, say) for size in sizes}
     for noise in range(2):  # other tenants share the tables and the index
-        _tenant(f"bench-recall-noise-{noise}", 5_000, rng, say)
+        bench_tenant(f"bench-recall-noise-{noise}", 5_000, rng, say)
     fill = max(0, store - sum(sizes) - 10_000)  # --store: other tenants, until the store holds about that many
     with _bulk_load(store, say):
         for filler in range(math.ceil(fill / STORE_TENANT)):
-            _tenant(f"bench-store-{filler}", min(STORE_TENANT, fill - filler * STORE_TENANT), rng, say)
+            bench_tenant(f"bench-store-{filler}", min(STORE_TENANT, fill - filler * STORE_TENANT), rng, say)
     with connections[rls.UNSAFE_ALL_TENANTS].cursor() as cursor:
         cursor.execute("ANALYZE memory_memory")  # as autovacuum will have by the time such a store serves reads
     with connection.cursor() as cursor:
@@ -168,14 +170,18 @@ def bench_recall(*, memories: int, queries: int, seed: int, store: int, say: Cal
         calls.recall_as(principal, recall.RecallQuery(query="warm up"))
         results = {}
         for name, extra in FILTERS.items():
-            timings = []
+            timings, steps = [], []
             for question in questions:
+                timer = StepTimer()
                 start = time.perf_counter()
-                calls.recall_as(principal, recall.RecallQuery(query=question, **extra))
+                calls.recall_as(principal, recall.RecallQuery(query=question, **extra), steps=timer)
                 timings.append((time.perf_counter() - start) * 1000)
+                steps.append(timer.ms)
             results[name] = {p: round(float(np.percentile(timings, int(p[1:]))), 2) for p in ("p50", "p95", "p99")}
+            results[name]["p50_ms_per_step"] = step_percentiles(steps)
             say(f"  {size:>7} memories/tenant  {name:<15} p50 {results[name]['p50']:>6} ms  "
                 f"p95 {results[name]['p95']:>6} ms  p99 {results[name]['p99']:>6} ms")
+            say("      p50 per step (ms): " + ", ".join(f"{k} {v}" for k, v in results[name]["p50_ms_per_step"].items()))
         report["tenants"][str(size)] = results
         report.setdefault("explain", {})[str(size)] = _explain(
             principal, recall.RecallQuery(query=questions[0], kinds=["fact"], project="p1")

@@ -1,4 +1,4 @@
-"""`manage.py bench judge`: the configured judge on the labeled pairs of tests/eval/judge_pairs.json.
+"""`make bench ARGS=judge`: the configured judge on the labeled pairs of tests/eval/judge_pairs.json.
 
 Prints a confusion matrix (true label x predicted relation), the precision of automatic retirement at the
 auto-resolve threshold (of the pairs the judge would retire, how many really were a replacement or a duplicate),

@@ -1,0 +1,121 @@
+"""`python -m bench WHICH [options]`: run one benchmark, print its numbers, keep them in bench-results/.
+
+`make bench ARGS="..."` runs this through config.launcher, which starts the embedded services first.
+"""
+import argparse
+import json
+import os
+import platform
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import django
+
+RESULTS_DIR = Path(__file__).resolve().parent.parent / "bench-results"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench",
+        description="remember (write latency), retrieval (quality on the eval set), recall (read latency), "
+                    "judge (the hygiene judge on labeled pairs), http (remember and recall over HTTP against the "
+                    "served stack, beside the same calls in process)",
+    )
+    parser.add_argument("which", choices=["remember", "retrieval", "recall", "judge", "http"])
+    parser.add_argument("--n", type=int, default=10_000, help="number of writes (remember)")
+    parser.add_argument("--memories", type=int, default=None,
+                        help="memories in the big tenant (recall: default 100000; http: default 20000)")
+    parser.add_argument("--store", type=int, default=0,
+                        help="fill other tenants until the store holds about this many memories (recall)")
+    parser.add_argument("--queries", type=int, default=200, help="queries per filter and tenant (recall)")
+    parser.add_argument("--requests", type=int, default=300,
+                        help="requests per operation and concurrency level (http)")
+    parser.add_argument("--clients", default="1,4,16", help="concurrent keep-alive clients, comma-separated (http)")
+    parser.add_argument("--check", action="store_true", help="exit 1 below the floors (retrieval)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--no-save", action="store_true", help="print only, keep no result file")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    clients = [int(c) for c in args.clients.split(",") if c.strip()]
+    if min(args.n, args.memories or 1, args.queries, args.requests, *clients) < 1:
+        sys.exit("--n, --memories, --queries, --requests and --clients must be at least 1")
+    if args.store < 0:
+        sys.exit("--store must be 0 or more")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    django.setup()
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    which = args.which
+    if which == "remember":
+        from bench.remember import bench_remember
+
+        say(f"bench remember: {args.n} writes through memory_remember into a fresh organization")
+        report = bench_remember(n=args.n, seed=args.seed, say=say)
+        for series in ("undeclared", "declared"):
+            if series in report:
+                r = report[series]
+                say(f"  {series:<10} n={r['count']:<6} p50={r['p50_ms']:.1f} ms  p95={r['p95_ms']:.1f} ms")
+                say("    p50 per step (ms): " + ", ".join(f"{k} {v}" for k, v in r["p50_ms_per_step"].items()))
+    if which == "retrieval":
+        from bench.retrieval import evaluate, floor_violations, format_table
+
+        say("bench retrieval: the evaluation set (tests/eval/dataset.json) through remember and recall")
+        report = evaluate(say=say)
+        for line in format_table(report):
+            say(line)
+        violations = floor_violations(report)
+        report["floor_violations"] = violations
+        for violation in violations:
+            say(f"  BELOW FLOOR: {violation}")
+    if which == "recall":
+        from bench.recall import bench_recall
+
+        memories = args.memories or 100_000
+        say(f"bench recall: 10k and {memories} memories per tenant, {args.queries} queries per filter")
+        report = bench_recall(memories=memories, queries=args.queries, seed=args.seed, store=args.store, say=say)
+        say(f"  store: about {report['store_rows']} memories in all; EXPLAIN of a filtered vector search at "
+            f"{max(report['explain'], key=int)} memories:")
+        for line in report["explain"][max(report["explain"], key=int)].splitlines():
+            say(f"    {line}")
+    if which == "judge":
+        from bench.judge import evaluate as evaluate_judge
+        from bench.judge import format_report
+
+        say("bench judge: the configured judge on tests/eval/judge_pairs.json")
+        report = evaluate_judge()
+        for line in format_report(report):
+            say(line)
+    if which == "http":
+        from bench.http import bench_http, format_table
+
+        memories = args.memories or 20_000
+        say(f"bench http: remember and recall over HTTP and in process, a tenant of {memories} memories, "
+            f"{args.requests} requests per operation and level, clients {clients}")
+        report = bench_http(memories=memories, requests=args.requests, clients=clients, seed=args.seed, say=say)
+        for line in format_table(report):
+            say(line)
+    report = {
+        "benchmark": which,
+        "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "machine": f"{platform.machine()} {platform.processor() or ''} cpus={os.cpu_count()}",
+        **report,
+    }
+    if not args.no_save:
+        RESULTS_DIR.mkdir(exist_ok=True)
+        path = RESULTS_DIR / f"{which}-{report['at'].replace(':', '')}.json"
+        path.write_text(json.dumps(report, indent=2) + "\n")
+        say(f"saved {path.relative_to(RESULTS_DIR.parent)}")
+    if args.check and report.get("floor_violations"):
+        say("retrieval quality is below its floors")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
