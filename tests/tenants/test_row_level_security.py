@@ -136,13 +136,11 @@ def test_a_pooled_connection_is_borrowed_again_without_the_identity_of_its_last_
     """With the pool of settings.DATABASES (what the server runs with): close() hands the connection back open."""
     assert connection.pool is not None
     acme = build_tenant("acme")
-    with transaction.atomic():
-        token = rls.activate(acme.scope)
+    # tenant_scope commits with the identity still set (it clears nothing at the top level): only its being
+    # transaction-local ends it.
+    with rls.tenant_scope(acme.scope):
         used_pid = _rows("SELECT pg_backend_pid()")[0][0]
         assert _rows("SELECT current_setting('app.org_id', true)") == [(str(acme.org.id),)]
-        # Commit with the identity still set, as a code path that forgot to clear it would: only its being
-        # transaction-local ends it.
-        rls.deactivate(token, restore_database=False)
     connection.close()
     borrowed = []
     # The pool hands out its idle connections oldest first, so ours comes back within max_size borrows.
