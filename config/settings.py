@@ -94,10 +94,14 @@ WEB_THREADS = int(os.environ.get("WEB_THREADS", "8"))
 # filter) otherwise stops at ef_search candidates and silently returns fewer rows than asked for. Set once per
 # connection: a SET LOCAL in each transaction cost remember and recall a round trip each.
 VECTOR_SEARCH_OPTIONS = "-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search=100"
+# Server-side binding lets psycopg prepare a statement after its fifth run on a connection, so Postgres stops
+# planning it again: planning, with the row-level security policies folded into every query, was 0.2-0.5 ms of each
+# statement (remember 18.3 -> 14.8 ms, recall 18.8 -> 14.6 ms in process outside the model, 20k memories). RLS stays
+# exact: the policies read app.org_id at execution time. A PgBouncer in front needs its prepared-statement support.
 DATABASES = {
     # CONN_MAX_AGE must be 0 with a pool: "closing" a connection returns it to the pool.
     "default": {**database_from_url(DATABASE_URL), "CONN_MAX_AGE": 0,
-                "OPTIONS": {"pool": DB_POOL, "options": VECTOR_SEARCH_OPTIONS}},
+                "OPTIONS": {"pool": DB_POOL, "options": VECTOR_SEARCH_OPTIONS, "server_side_binding": True, "prepare_threshold": 5}},
     "owner": {**database_from_url(DATABASE_OWNER_URL), "CONN_MAX_AGE": 0},
 }
 

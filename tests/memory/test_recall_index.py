@@ -40,7 +40,8 @@ def _index_scan(acme, *, iterative: bool) -> tuple[int, str]:
         cursor.execute("SHOW hnsw.iterative_scan")
         assert cursor.fetchone()[0] == "relaxed_order"  # every app connection's setting (VECTOR_SEARCH_OPTIONS)
         if not iterative:
-            cursor.execute("SET LOCAL hnsw.iterative_scan = off; SET LOCAL hnsw.ef_search = 40")
+            cursor.execute("SET LOCAL hnsw.iterative_scan = off")
+            cursor.execute("SET LOCAL hnsw.ef_search = 40")
         where, params = recall._filters(q, None, statuses=["live"])
         sql = f"SELECT id FROM memory_memory WHERE {where} ORDER BY embedding <=> %s::vector LIMIT 50"
         cursor.execute(f"EXPLAIN {sql}", [*params, literal])
@@ -64,7 +65,8 @@ def test_when_the_iterative_scan_gives_up_an_exact_sort_finds_the_rows(acme):
     _store(acme)
     q = recall.RecallQuery(query=QUERY, kinds=["fact"])
     with rls.tenant_scope(acme.scope), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL enable_sort = off; SET LOCAL hnsw.max_scan_tuples = 60")
+        cursor.execute("SET LOCAL enable_sort = off")
+        cursor.execute("SET LOCAL hnsw.max_scan_tuples = 60")
         where, params = recall._filters(q, None, statuses=["live"])
         rows = recall._vector_channel(embed_one(QUERY), where, params)
     assert len(rows) == FACTS
