@@ -24,7 +24,7 @@ def lock_memories(ids: Iterable[str]) -> dict[str, Locked]:
     """
     memories = (
         Memory.objects.filter(pk__in=sorted(set(ids))).order_by("pk")
-        .select_related("owner", "project", "token").defer("embedding")  # what the memory object shows
+        .select_related("owner", "project").defer("embedding")  # what the memory object shows
         .select_for_update(of=("self",))
     )
     return {memory.id: Locked(memory) for memory in memories}

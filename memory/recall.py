@@ -358,14 +358,16 @@ def _annotate(hits: list[Hit], q: RecallQuery) -> list[tuple[Memory, Check]]:
             failed[check.memory_id] = check
         else:
             failed.pop(check.memory_id, None)  # a later pass supersedes an earlier failure
-    reasons = dict(
-        Link.objects.filter(dst_id__in=all_ids, type=Link.Type.SUPERSEDES, retired_dst=True, undone_at__isnull=True)
-        .values_list("dst_id", "reason")
-    )
+    if q.as_of is not None:
+        for hit in hits:
+            _as_it_stood(hit.memory, q.as_of)
+    superseded_ids = [hit.memory.id for hit in hits if hit.memory.status == Memory.Status.SUPERSEDED]
+    reasons = dict(  # only history has superseded hits: a plain recall skips this query
+        Link.objects.filter(dst_id__in=superseded_ids, type=Link.Type.SUPERSEDES, retired_dst=True,
+                            undone_at__isnull=True).values_list("dst_id", "reason")
+    ) if superseded_ids else {}
     for hit in hits:
         memory = hit.memory
-        if q.as_of is not None:
-            _as_it_stood(memory, q.as_of)
         superseded = memory.status == Memory.Status.SUPERSEDED
         flags = {
             "expired": memory.valid_until is not None and memory.valid_until < now,

@@ -64,7 +64,7 @@ def project_for_member(*, user: User, slug: str) -> Project:
 
 
 def with_relations(memories: QuerySet[Memory]) -> QuerySet[Memory]:
-    return memories.select_related("owner", "project", "token").defer("embedding")
+    return memories.select_related("owner", "project").defer("embedding")
 
 
 def memory_get(*, memory_id: str) -> Memory:
