@@ -192,23 +192,22 @@ def memory_exists(memory_id: str) -> bool:
 
 def _find_duplicate(principal: Principal, scope: str, project: Project | None, draft: MemoryDraft, vector):
     """The dedup cascade: the same normalized content, else a near-verbatim restatement in the same session."""
-    same_place = selectors.with_relations(Memory.objects.filter(
-        owner=principal.user, scope=scope, project=project, status=Memory.Status.LIVE
-    ))
+    same_place = Memory.objects.filter(owner=principal.user, scope=scope, project=project, status=Memory.Status.LIVE)
     # Two identical writes at once must not both miss each other: serialize them on (owner, content).
     digest = content_hash(draft.content)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"{principal.user.id}:{digest}"])
-    exact = same_place.filter(content_hash=digest).order_by("created_at").first()
-    if exact is not None:
-        return exact, "exact"
-    if draft.session_id:
+    found, dedup = same_place.filter(content_hash=digest).order_by("created_at").first(), "exact"
+    if found is None and draft.session_id:
         nearest = selectors.nearest_in(same_place.filter(session_id=draft.session_id), vector)
         if nearest is not None and 1 - nearest.distance >= NEAR_VERBATIM_SIMILARITY and same_signals(
             nearest.content, draft.content
         ):
-            return nearest, "near_verbatim"
-    return None, None
+            found, dedup = nearest, "near_verbatim"
+    if found is None:
+        return None, None
+    found.owner, found.project = principal.user, project  # what the answer shows, known without a join
+    return found, dedup
 
 
 def _supersede_declared(target: Locked | None, successor: Memory, reason: str | None, principal: Principal) -> str:
