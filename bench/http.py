@@ -108,13 +108,14 @@ def _over_http(port: int, secret: str, operation: str, bodies: list[dict], clien
     headers = {"Authorization": f"Bearer {secret}", "Content-Type": "application/json"}
     shares = [bodies[i::clients] for i in range(clients)]
     latencies: list[float] = []
+    server_ms: list[float] = []  # the server's own account of each request (Server-Timing), to split the time
     failures: list[str] = []
     lock = threading.Lock()
     start_line = threading.Barrier(clients + 1)
 
     def client(share: list[dict]) -> None:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        mine, errors = [], []
+        mine, errors, inside = [], [], []
 
         def send(body: dict) -> str | None:
             """The request's error, or None when it was answered with a 2xx."""
@@ -125,10 +126,15 @@ def _over_http(port: int, secret: str, operation: str, bodies: list[dict], clien
             except (OSError, http.client.HTTPException) as error:
                 connection.close()  # http.client opens a new connection for the next request
                 return f"{type(error).__name__}: {error}"
-            return None if 200 <= response.status < 300 else f"{response.status} {payload[:200]!r}"
+            if not 200 <= response.status < 300:
+                return f"{response.status} {payload[:200]!r}"
+            steps = (part.partition(";dur=")[2] for part in (response.getheader("Server-Timing") or "").split(","))
+            inside.append(sum(float(ms) for ms in steps if ms))
+            return None
 
         for body in share[:WARM_UP]:
             send(body)
+        inside.clear()
         start_line.wait()
         for body in share[WARM_UP:]:
             start = time.perf_counter()
@@ -141,6 +147,7 @@ def _over_http(port: int, secret: str, operation: str, bodies: list[dict], clien
         with lock:
             latencies.extend(mine)
             failures.extend(errors)
+            server_ms.extend(inside)
 
     threads = [threading.Thread(target=client, args=(share,)) for share in shares]
     for thread in threads:
@@ -150,6 +157,7 @@ def _over_http(port: int, secret: str, operation: str, bodies: list[dict], clien
     for thread in threads:
         thread.join()
     summary = _summary(latencies, time.perf_counter() - started, len(failures))
+    summary["server_timing_p50"] = round(float(np.percentile(server_ms, 50)), 2) if server_ms else None
     if failures:
         summary["first_errors"] = failures[:5]
     return summary
@@ -214,7 +222,8 @@ def bench_http(*, memories: int, requests: int, clients: list[int], seed: int, s
                     result = _over_http(port, secret, operation, bodies(operation, requests + WARM_UP * count), count)
                     level[operation] = result
                     say(f"  http {count:>2} clients  {operation:<8} p50 {result['p50']:>6} ms  p95 {result['p95']:>6} ms  "
-                        f"p99 {result['p99']:>6} ms  {result['throughput_rps']:>6} req/s  errors {result['errors']}")
+                        f"p99 {result['p99']:>6} ms  {result['throughput_rps']:>6} req/s  errors {result['errors']}  "
+                        f"(server's own p50 {result['server_timing_p50']} ms)")
         finally:
             server.terminate()
             reap(server)
