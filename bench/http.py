@@ -34,6 +34,7 @@ from config.timing import StepTimer
 from memory import embeddings, recall
 from tenants import rls
 from tenants.auth import load_principal
+from tenants.ids import ulid
 from tenants.services import api_token_issue
 
 OPERATIONS = ("remember", "recall")
@@ -41,8 +42,8 @@ WARM_UP = 5  # untimed requests per client (or in process) before each measured 
 TARGET_P50_GAP_MS = 3.0  # issue 10: at one client, HTTP p50 within 3 ms of the in-process p50
 
 
-def _request(operation: str, rng: random.Random, serial: int) -> dict:
-    """One request body; remembers are unique (a serial number) so that none is deduplicated into a no-op."""
+def _request(operation: str, rng: random.Random, serial: str) -> dict:
+    """One request body; remembers are unique (run id and serial number) so that none is absorbed by dedup."""
     if operation == "remember":
         _, kind, content = synthetic_memory(rng)
         return {"content": f"{content} (http bench {serial}, {rng.choice(PEOPLE)})", "kind": kind, "project": "p1"}
@@ -188,12 +189,13 @@ def bench_http(*, memories: int, requests: int, clients: list[int], seed: int, s
     log_path = settings.DATA_DIR / "bench-http-server.log"
     say(f"  starting the server of `make run` on 127.0.0.1:{port}: {workers} workers, "
         f"{env['EMBEDDING_THREADS']} embedding thread(s) each (log: {log_path})")
-    serial = 0
+    serial, run_id = 0, ulid()
 
     def bodies(operation: str, count: int) -> list[dict]:
         nonlocal serial
         serial += count
-        return [_request(operation, rng, serial - count + i) for i in range(count)]
+        # The tenant is reused from run to run: the run's id keeps every remember new, never absorbed by dedup.
+        return [_request(operation, rng, f"{run_id}-{serial - count + i}") for i in range(count)]
 
     report: dict = {
         "tenant": org.slug, "memories": memories, "workers": workers,
