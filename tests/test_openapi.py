@@ -129,7 +129,7 @@ def _invalid_query(operation: dict) -> str:
 
 
 def test_the_error_statuses_documented_by_rule_are_the_ones_sent(api, acme, api_calls):
-    """config/schema.py documents 401 everywhere, 400 with a body or query parameters, 415 with a body, 404 with path
+    """config/schema.py documents 401 everywhere, 400 with a body or query parameters, 413 and 415 with a body, 404 with path
     parameters, and 403 on unsafe methods (a session without its CSRF token) and admin-only reads; each of them is
     produced here for every operation that lists it."""
     session = ValidatingClient(enforce_csrf_checks=True, calls=api_calls)
@@ -146,6 +146,8 @@ def test_the_error_statuses_documented_by_rule_are_the_ones_sent(api, acme, api_
         if "requestBody" in operation:
             assert getattr(admin, verb)(target, "x", content_type="text/plain").status_code == 415
             assert getattr(admin, verb)(target, [], format="json").status_code == 400
+            oversized = '{"padding": "' + "x" * (1024 * 1024) + '"}'
+            assert getattr(admin, verb)(target, oversized, content_type="application/json").status_code == 413
         elif "400" in responses:
             assert getattr(admin, verb)(target + _invalid_query(operation)).status_code == 400
         if "{" in path:
@@ -157,7 +159,7 @@ def test_the_error_statuses_documented_by_rule_are_the_ones_sent(api, acme, api_
             assert getattr(member, verb)(target).status_code == 403
     with_path_parameters = {operation["operationId"] for _, path, operation in operations() if "{" in path}
     by_rule = {(operation_id, status) for operation_id, status in documented(range(400, 500))
-               if status in (400, 401, 403, 415) or (status == 404 and operation_id in with_path_parameters)}
+               if status in (400, 401, 403, 413, 415) or (status == 404 and operation_id in with_path_parameters)}
     assert by_rule - set(api_calls) == set()
 
 
