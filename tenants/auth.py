@@ -6,6 +6,7 @@ from uuid import UUID
 
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
 from django.db import connection
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 from rest_framework import authentication, exceptions
@@ -64,18 +65,26 @@ class Identity:
 
 
 def load_principal(scope: rls.Scope, token_id: str | None) -> Principal:
-    """The caller as the services see it. Runs inside the caller's scope."""
-    membership = Membership.objects.select_related("org", "user").filter(user_id=scope.user_id).first()
+    """The caller as the services see it. Runs inside the caller's scope, on every request: one query."""
+    if token_id is None:
+        membership = Membership.objects.select_related("org", "user").filter(user_id=scope.user_id).first()
+        token = None
+    else:
+        # The token with its org, user and project, and the user's role in the org (RLS keeps it to this org).
+        role = Membership.objects.filter(user_id=OuterRef("user_id")).values("role")[:1]
+        token = ApiToken.objects.select_related("org", "user", "project").annotate(role=Subquery(role)).get(pk=token_id)
+        membership = Membership(org=token.org, user=token.user, role=token.role) if token.role else None
+        _touch(token)
     if membership is None or not membership.user.is_active:
         raise exceptions.AuthenticationFailed("This user is no longer a member of the organization.")
-    token = None
-    if token_id:
-        token = ApiToken.objects.select_related("project").get(pk=token_id)
-        now = timezone.now()
-        if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
-            ApiToken.objects.filter(pk=token_id).update(last_used_at=now)
-            token.last_used_at = now
     return Principal(scope=scope, user=membership.user, membership=membership, token=token)
+
+
+def _touch(token: ApiToken) -> None:
+    now = timezone.now()
+    if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        token.last_used_at = now
 
 
 def principal_for(identity: Identity) -> Principal:

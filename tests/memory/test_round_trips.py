@@ -14,16 +14,16 @@ def store(acme, remember):
 
 
 def test_remember_undeclared(api, acme, store, django_assert_num_queries):
-    # token lookup | savepoint, identity, membership, token | project, advisory lock, exact dedup | insert memory,
-    # event | similar_existing | review | release, identity cleared
-    with django_assert_num_queries(14):
+    # token lookup | savepoint, identity, caller (token, org, user, role) | project, advisory lock, exact dedup |
+    # insert memory, event | similar_existing | review | release, identity cleared
+    with django_assert_num_queries(13):
         api(acme.member_token).post("/api/v1/memories", {"content": "The api service deploys on Fridays."},
                                     format="json")
 
 
 def test_remember_declared(api, acme, store, django_assert_num_queries):
     # as above, with the target locked and retired (update, link, event) instead of similar_existing and review
-    with django_assert_num_queries(16):
+    with django_assert_num_queries(15):
         api(acme.member_token).post("/api/v1/memories", {
             "content": "The api service deploys on Fridays.",
             "links": [{"type": "supersedes", "dst": store[0], "reason": "moved"}],
@@ -31,8 +31,8 @@ def test_remember_declared(api, acme, store, django_assert_num_queries):
 
 
 def test_recall(api, acme, store, django_assert_num_queries):
-    # token lookup | savepoint, identity, membership, token | vector channel (index scan, then the exact sort that a
-    # store under 50 memories gets), tsquery, text channel, current versions | hydration | conflicts, checks |
-    # release, identity cleared
-    with django_assert_num_queries(15):
+    # token lookup | savepoint, identity, caller (token, org, user, role) | vector channel (index scan, then the exact
+    # sort that a store under 50 memories gets), tsquery, text channel, current versions | hydration | conflicts,
+    # checks | release, identity cleared
+    with django_assert_num_queries(14):
         api(acme.member_token).post("/api/v1/recall", {"query": "when does the api service deploy"}, format="json")
