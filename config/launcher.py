@@ -205,24 +205,21 @@ def test(pytest_args: list[str]) -> int:
 
 def manage(args: list[str]) -> int:
     """One manage.py command against the embedded services, started only for it if needed."""
-    services = Services()
-    try:
-        services.up()
-        subprocess.run([*MANAGE, "migrate", "--database", "owner", "--no-input", "-v", "0"], check=True)
-        subprocess.run([*MANAGE, "embeddings"], check=True)
-        return subprocess.run([*MANAGE, *args]).returncode
-    finally:
-        services.down()
+    return _with_services([*MANAGE, *args])
 
 
 def bench(args: list[str]) -> int:
     """One benchmark (`python -m bench ...`) against the embedded services, started only for it if needed."""
+    return _with_services([sys.executable, "-m", "bench", *args])
+
+
+def _with_services(command: list[str]) -> int:
     services = Services()
     try:
         services.up()
         subprocess.run([*MANAGE, "migrate", "--database", "owner", "--no-input", "-v", "0"], check=True)
         subprocess.run([*MANAGE, "embeddings"], check=True)
-        return subprocess.run([sys.executable, "-m", "bench", *args], cwd=settings.BASE_DIR).returncode
+        return subprocess.run(command, cwd=settings.BASE_DIR).returncode
     finally:
         services.down()
 
