@@ -36,6 +36,7 @@ class Code(StrEnum):
     UNAUTHENTICATED = "unauthenticated"
     FORBIDDEN = "forbidden"
     ADMIN_ONLY = "admin_only"
+    WATCHER_FORBIDDEN = "watcher_forbidden"  # a watcher token adds; it never takes away or elevates
     # What exists
     NOT_FOUND = "not_found"
     ALREADY_MEMBER = "already_member"

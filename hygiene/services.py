@@ -20,7 +20,7 @@ from hygiene.judge import Judge, Pair
 from hygiene.models import Conflict, Review, Verdict
 from memory import lifecycle
 from memory.models import Link, Memory
-from tenants.auth import Principal, load_principal
+from tenants.auth import Principal, load_principal, require_authoritative
 
 logger = logging.getLogger(__name__)
 RETIRING = {"supersedes", "duplicate"}
@@ -137,6 +137,7 @@ def _decide(memory_id: str, candidate: Candidate, verdict, judge, latency_ms: fl
 
 def conflict_resolve(*, principal: Principal, conflict_id: str, decision: str, winner: str | None) -> Conflict:
     """A human settles a conflict: retire the loser (provenance `review`), or keep both."""
+    require_authoritative(principal, "resolve conflicts")
     if decision not in {"supersede", "keep_both"}:
         raise Invalid(Code.INVALID, "decision must be 'supersede' or 'keep_both'.",
                       {"fields": {"decision": ["Invalid."]}})

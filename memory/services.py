@@ -20,8 +20,8 @@ from memory.lifecycle import Locked
 from memory.models import Check, Event, Link, Memory
 from memory.normalize import content_hash, normalize, same_signals
 from config.timing import StepTimer
-from tenants.auth import Principal
-from tenants.models import ApiToken, Project
+from tenants.auth import Principal, require_authoritative
+from tenants.models import Project
 
 logger = logging.getLogger(__name__)
 
@@ -138,7 +138,7 @@ def _store(principal: Principal, draft: MemoryDraft, scope: str, project: Projec
     memory = Memory.objects.create(
         org_id=principal.scope.org_id, scope=scope, owner=principal.user, project=project, kind=draft.kind,
         content=draft.content, content_hash=content_hash(draft.content), embedding=vector, writer=principal.writer,
-        authoritative=principal.writer != ApiToken.Writer.WATCHER, token=principal.token,
+        authoritative=not principal.is_watcher, token=principal.token,
         session_id=draft.session_id, valid_from=draft.valid_from, valid_until=draft.valid_until,
         loop=Memory.Loop.OPEN if draft.kind in Memory.LOOP_KINDS else None, source=draft.source,
         metadata=draft.metadata,
@@ -153,7 +153,7 @@ def _check_declaration(principal: Principal, supersedes: list[str], reasons: dic
         return
     if len(supersedes) > MAX_SUPERSEDES:
         raise Invalid(Code.TOO_MANY_SUPERSEDES, f"A write may supersede at most {MAX_SUPERSEDES} memories.")
-    if principal.writer == ApiToken.Writer.WATCHER:
+    if principal.is_watcher:  # API.md keeps its own code for this case
         raise Forbidden(Code.SUPERSEDE_FORBIDDEN, "Watcher tokens write provisional memories and cannot supersede.")
     if principal.org.require_supersede_reason:
         missing = [dst for dst in supersedes if not (reasons.get(dst) or "").strip()]
@@ -245,6 +245,7 @@ def _locked(memory_id: str) -> Locked:
 
 
 def memory_forget(*, principal: Principal, memory_id: str, reason: str | None = None) -> Memory:
+    require_authoritative(principal, "forget memories")
     memory = _locked(memory_id)
     if not memory.is_live:
         raise Conflict(Code.NOT_LIVE, f"Only a live memory can be forgotten; this one is {memory.status}.")
@@ -253,6 +254,7 @@ def memory_forget(*, principal: Principal, memory_id: str, reason: str | None = 
 
 
 def memory_restore(*, principal: Principal, memory_id: str) -> Memory:
+    require_authoritative(principal, "restore memories")
     memory = _locked(memory_id)
     if memory.is_live:
         raise Conflict(Code.ALREADY_LIVE, "This memory is already live.")
@@ -280,7 +282,7 @@ def memory_check_record(
     if corrected_by == memory_id:
         raise Invalid(Code.INVALID, "corrected_by: a memory cannot correct itself.",
                       {"fields": {"corrected_by": ["Same as the checked memory."]}})
-    if corrected_by and principal.writer == ApiToken.Writer.WATCHER:
+    if corrected_by and principal.is_watcher:
         raise Forbidden(Code.SUPERSEDE_FORBIDDEN, "Watcher tokens cannot retire memories.")
     locked = lifecycle.lock_memories({memory_id, corrected_by} - {None})
     memory = locked.get(memory_id)

@@ -2,6 +2,11 @@
 
 The first version creates the current memory; the same content again changes nothing; changed content becomes a new
 memory that supersedes the previous version (provenance `source`). The version chain is the supersedes chain.
+
+A watcher token's version is provisional (``authoritative`` false) and retires nothing: a changed one stays live
+beside the current version, paired with it in an open conflict for an authoritative writer to settle. The current
+version is the newest live authoritative one (the newest live one when there is none); the next authoritative
+version retires every live version, provisional ones included.
 """
 from dataclasses import dataclass
 
@@ -9,6 +14,7 @@ import numpy as np
 from django.db import connection
 
 from config.errors import Code, Invalid, NotFound
+from hygiene.models import Conflict
 from memory import lifecycle
 from memory.events import event_record
 from memory.models import Event, Link, Memory
@@ -17,16 +23,26 @@ from memory.selectors import with_relations
 from memory.services import _project_for_write
 from tenants.auth import Principal
 
+SOURCE_CONFLICT_JUDGE = "source"  # a conflict's `judge` names who raised it: here the source versioning itself
+
 
 @dataclass
 class SourceResult:
     memory: Memory
     created: bool
     superseded: str | None = None
+    conflict: str | None = None
 
 
-def source_current(source_id: str) -> Memory | None:
-    return Memory.objects.filter(source__source_id=source_id, status=Memory.Status.LIVE).order_by("-created_at").first()
+def _currency(memory: Memory) -> tuple:
+    """Sort key of "which live version is current": authoritative before provisional, then the newest."""
+    return memory.is_live, memory.authoritative, memory.created_at, memory.id
+
+
+def _live_versions(source_id: str) -> list[Memory]:
+    """The live versions of a source under RLS, the current one first."""
+    live = Memory.objects.filter(source__source_id=source_id, status=Memory.Status.LIVE).defer("embedding")
+    return sorted(live, key=_currency, reverse=True)
 
 
 def source_put(
@@ -35,11 +51,16 @@ def source_put(
 ) -> SourceResult:
     """``vector`` is ``embed_one(content)``, computed by the entry point before its transaction."""
     digest = content_hash(content)
+    authoritative = not principal.is_watcher
     with connection.cursor() as cursor:  # one writer per source at a time: versions stay a linear chain
         cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 1))", [f"{principal.scope.org_id}:{source_id}"])
-    current = source_current(source_id)
-    if current is not None and current.content_hash == digest:
-        return SourceResult(memory=current, created=False)
+    live = _live_versions(source_id)
+    # Nothing new: a live version with this content and at least the caller's authority (a watcher repeating any
+    # live version; an authoritative writer repeating an authoritative one, not merely a watcher's report of it).
+    same = next((m for m in live if m.content_hash == digest and (m.authoritative or not authoritative)), None)
+    if same is not None:
+        return SourceResult(memory=same, created=False)
+    current = live[0] if live else None
     project = _project_for_write(principal, project_slug) if project_slug or current is None else current.project
     if current is not None and project != current.project:
         where = current.project.slug if current.project else "personal scope"
@@ -50,22 +71,41 @@ def source_put(
     memory = Memory.objects.create(
         org_id=principal.scope.org_id, scope=Memory.Scope.PROJECT if project else Memory.Scope.PERSONAL,
         owner=principal.user, project=project, kind=kind, content=content, content_hash=digest, embedding=vector,
-        writer=Memory.Writer.SOURCE, authoritative=True, token=principal.token,
+        writer=Memory.Writer.SOURCE, authoritative=authoritative, token=principal.token,
         source={"source_id": source_id, "version": version, "url": url},
     )
     event_record(memory, Event.Action.SOURCE_VERSION, principal, {"source_id": source_id, "version": version})
-    if current is not None:
-        previous = lifecycle.lock_memories([current.pk])[current.pk]
-        reason = f"source {source_id} changed: version {(previous.source or {}).get('version')} -> {version}"
+    result = SourceResult(memory=memory, created=True)
+    if current is None:
+        return result
+    change = f"source {source_id} changed: version {(current.source or {}).get('version')} -> {version}"
+    if not authoritative:  # a watcher adds, it never retires: the disagreement waits for review
+        conflict = Conflict.objects.create(
+            org_id=memory.org_id, a=current, b=memory, relation="supersedes", judge=SOURCE_CONFLICT_JUDGE,
+            rationale=f"a watcher reported that {change} (provisional)",
+        )
+        result.conflict = conflict.id
+        return result
+    # Every live version retires, the watchers' provisional reports too: the source now says what this one says.
+    for previous in lifecycle.lock_memories(m.pk for m in live).values():
+        if not previous.is_live:  # retired by someone else since we read it
+            continue
+        reason = change if previous.pk == current.pk else (
+            f"source {source_id} changed: provisional version {(previous.source or {}).get('version')} -> {version}"
+        )
         lifecycle.supersede(previous, successor=memory, reason=reason, origin=Link.Origin.SOURCE, principal=principal)
-    return SourceResult(memory=memory, created=True, superseded=current.id if current else None)
+        if previous.pk == current.pk:
+            result.superseded = current.id
+    return result
 
 
 def source_versions(*, source_id: str) -> list[Memory]:
+    """Oldest first, the current version last (a watcher's provisional version may be newer than it)."""
     versions = list(
         with_relations(Memory.objects.filter(source__source_id=source_id))
         .exclude(status=Memory.Status.FORGOTTEN).order_by("created_at", "id")
     )
     if not versions:
         raise NotFound(Code.NOT_FOUND, "No such source.")
-    return versions
+    current = max(versions, key=_currency)
+    return sorted(versions, key=lambda m: m is current and m.is_live)  # stable: the rest keep their order

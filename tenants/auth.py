@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 from rest_framework import authentication, exceptions
 
+from config.errors import Code, Forbidden
 from tenants import rls
 from tenants.models import ApiToken, Membership, User
 
@@ -36,6 +37,19 @@ class Principal:
     @property
     def writer(self) -> str:
         return self.token.writer if self.token else ApiToken.Writer.HUMAN
+
+    @property
+    def is_watcher(self) -> bool:
+        return self.writer == ApiToken.Writer.WATCHER
+
+
+def require_authoritative(principal: Principal, action: str) -> None:
+    """Refuse what a watcher token may not do: it adds provisional memories, it never takes away or elevates.
+
+    Services call it before they read or write anything, so a refusal leaks nothing and stores nothing.
+    """
+    if principal.is_watcher:
+        raise Forbidden(Code.WATCHER_FORBIDDEN, f"A watcher token cannot {action}; use an agent or human token.")
 
 
 def hash_secret(secret: str) -> str:

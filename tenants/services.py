@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from config.errors import Code, Conflict, Forbidden, NotFound
 from tenants import rls
-from tenants.auth import Principal, hash_secret
+from tenants.auth import Principal, hash_secret, require_authoritative
 from tenants.models import ApiToken, Membership, Organization, Project, ProjectMember, User
 
 
@@ -56,6 +56,7 @@ def org_bootstrap(*, org_slug: str, admin_email: str, project_slugs: list[str]) 
 
 
 def user_add(*, principal: Principal, email: str, role: str) -> Membership:
+    require_authoritative(principal, "add users")
     user = _user_for_email(email)
     if Membership.objects.filter(user_id=user.id).exists():
         raise Conflict(Code.ALREADY_MEMBER, f"{user.email} is already a member of this organization.")
@@ -63,6 +64,7 @@ def user_add(*, principal: Principal, email: str, role: str) -> Membership:
 
 
 def project_create(*, principal: Principal, slug: str, name: str) -> Project:
+    require_authoritative(principal, "create projects")
     try:
         with transaction.atomic():
             project = Project.objects.create(org=principal.org, slug=slug, name=name or slug)
@@ -87,6 +89,7 @@ def _member_user(user_id) -> User:
 
 
 def project_member_add(*, principal: Principal, project_slug: str, user_id: uuid.UUID) -> ProjectMember:
+    require_authoritative(principal, "add project members")
     project = _project_for_admin(project_slug)
     user = _member_user(user_id)
     try:
@@ -97,6 +100,7 @@ def project_member_add(*, principal: Principal, project_slug: str, user_id: uuid
 
 
 def project_member_remove(*, principal: Principal, project_slug: str, user_id: uuid.UUID) -> None:
+    require_authoritative(principal, "remove project members")
     project = _project_for_admin(project_slug)
     deleted, _ = ProjectMember.objects.filter(project=project, user_id=user_id).delete()
     if not deleted:
@@ -115,6 +119,10 @@ def api_token_issue(
     *, principal: Principal, name: str, writer: str, project_slug: str | None, user_id: uuid.UUID | None
 ) -> tuple[ApiToken, str]:
     """Mint a token: members for themselves, admins for any user of the org. Returns the token and its secret."""
+    if writer != ApiToken.Writer.WATCHER:
+        require_authoritative(principal, f"mint {writer} tokens (only watcher tokens)")
+    if user_id not in (None, principal.user.id):  # another user's token reaches that user's personal memories
+        require_authoritative(principal, "mint tokens for another user")
     if user_id is None or user_id == principal.user.id:
         user = principal.user
     elif principal.is_admin:
@@ -132,6 +140,8 @@ def api_token_issue(
 
 def api_token_revoke(*, principal: Principal, token_id: str) -> None:
     """Revoke at once: authentication checks revoked_at on every request. Revoking twice changes nothing."""
+    if principal.token is None or token_id != principal.token.id:
+        require_authoritative(principal, "revoke other tokens (only itself)")
     token = ApiToken.objects.filter(pk=token_id).first()  # RLS: own tokens, or all of the org for admins
     if token is None:
         raise NotFound(Code.NOT_FOUND, "No such token.")
@@ -140,6 +150,7 @@ def api_token_revoke(*, principal: Principal, token_id: str) -> None:
 
 
 def org_settings_update(*, principal: Principal, require_supersede_reason: bool) -> Organization:
+    require_authoritative(principal, "change the organization's settings")
     org = Organization.objects.select_for_update().get(pk=principal.org.pk)
     org.require_supersede_reason = require_supersede_reason
     org.save(update_fields=["require_supersede_reason"])

@@ -40,6 +40,8 @@ class SourcesView(TenantAPIView):
         memory = MemoryOutput()
         created = serializers.BooleanField()
         superseded = serializers.CharField(allow_null=True)
+        conflict = serializers.CharField(
+            allow_null=True, help_text="The conflict opened by a watcher's provisional version (it retires nothing).")
 
     def prepare_post(self, request) -> tuple[dict, object]:
         """Outside the transaction: validate and embed."""
@@ -55,7 +57,8 @@ class SourcesView(TenantAPIView):
             version=data.get("version"), url=data.get("url"), kind=data["kind"], project_slug=data.get("project"),
         )
         memory = selectors.memory_get(memory_id=result.memory.id)
-        body = {"memory": MemoryOutput(memory).data, "created": result.created, "superseded": result.superseded}
+        body = {"memory": MemoryOutput(memory).data, "created": result.created, "superseded": result.superseded,
+                "conflict": result.conflict}
         return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
 
 

@@ -3,6 +3,7 @@ import pytest
 
 from hygiene.models import Conflict, Verdict
 from tenants import rls
+from tests.watchers import mint_watcher, refused
 
 
 def remember(api, token, content, **body):
@@ -80,3 +81,13 @@ def test_stats_count_what_the_caller_can_see(api, acme, globex, conflict):
     assert stats["queue"]["same_writer_share"] == 1.0
     assert api(globex.member_token).get("/api/v1/stats").json()["memories"] == {"live": 0, "superseded": 0,
                                                                                  "forgotten": 0}
+
+
+def test_a_watcher_cannot_resolve_a_conflict(api, acme, conflict):
+    watcher, _ = mint_watcher(api, acme.member_token)
+    for body in ({"decision": "supersede", "winner": conflict.b_id}, {"decision": "keep_both"}):
+        response = api(watcher).post(f"/api/v1/conflicts/{conflict.id}/resolve", body, format="json")
+        assert refused(response), response.content
+    assert [c["id"] for c in api(watcher).get("/api/v1/conflicts?status=open").json()["results"]] == [conflict.id]
+    for memory_id in (conflict.a_id, conflict.b_id):
+        assert api(acme.member_token).get(f"/api/v1/memories/{memory_id}").json()["memory"]["status"] == "live"
