@@ -8,6 +8,7 @@ rule 3).
 from collections.abc import Iterable
 from typing import NewType
 
+from django.db import connection
 from django.utils import timezone
 
 from config.errors import Code, Conflict, DomainError, Forbidden, Invalid
@@ -100,10 +101,11 @@ def restore(memory: Locked, *, principal: Principal) -> None:
     """Reverse a forget or a supersede exactly; the supersedes link stays in history, marked undone."""
     previous = {"status": memory.status, "superseded_by": memory.superseded_by_id}
     if memory.status == Memory.Status.SUPERSEDED:
-        Link.objects.filter(
-            dst=memory, src_id=memory.superseded_by_id, type=Link.Type.SUPERSEDES, retired_dst=True,
-            undone_at__isnull=True,
-        ).update(undone_at=timezone.now())
+        # Not an UPDATE under RLS: a link is visible only when both ends are, and the restorer may no longer see the
+        # successor (a member who left its project); the retirement must be undone all the same. The function marks
+        # exactly this memory's retiring link, and only for a caller who can see the memory (migration 0008).
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT zm_undo_retirement(%s)", [memory.id])
         if memory.loop == Memory.Loop.CLOSED and memory.closed_by_id == memory.superseded_by_id:
             memory.loop, memory.closed_by = Memory.Loop.OPEN, None
             event_record(memory, Event.Action.LOOP_REOPENED, principal)

@@ -181,3 +181,39 @@ def test_the_judge_does_not_retire_for_a_less_visible_successor(remember, acme):
         assert Memory.objects.get(pk=fact["id"]).status == "live"
         assert Conflict.objects.filter(a_id=fact["id"], b_id=mine["id"], status="open").count() == 1
 
+
+# Defect 6: a restore undoes exactly what the retirement did, whatever the restorer can see.
+
+def test_restore_undoes_the_link_when_the_restorer_cannot_see_the_successor(remember, api, acme):
+    note = remember(acme.member_token, "My laptop needs the VPN profile v2.", scope="personal")["memory"]["id"]
+    team = remember(acme.member_token, "Laptops need the VPN profile v3.", project="web",
+                    links=supersedes(note))["memory"]["id"]
+    admin = api(acme.admin_token)
+    # The member leaves web: the successor, and with it the link, are out of the member's sight.
+    assert admin.delete(f"/api/v1/projects/web/members/{acme.member.id}").status_code == 204
+    restored = post(api, acme.member_token, f"/api/v1/memories/{note}/restore")
+    assert restored.status_code == 200 and restored.json()["memory"]["status"] == "live"
+    # Back in web, the member sees both ends: the retirement is undone everywhere, not only on the restored side.
+    assert admin.post("/api/v1/projects/web/members", {"user_id": str(acme.member.id)},
+                      format="json").status_code == 201
+    member = api(acme.member_token)
+    link = next(link for link in member.get(f"/api/v1/memories/{team}").json()["links"] if link["dst"] == note)
+    assert link["undone_at"] is not None
+    assert [m["id"] for m in member.get(f"/api/v1/memories/{team}/history").json()["chain"]] == [team]
+    assert member.get("/api/v1/stats").json()["supersedes"]["declared"] == 0
+
+
+def test_the_undo_function_needs_a_visible_retired_memory(remember, acme, globex):
+    old = remember(acme.member_token, "The build runs on ci-1.")["memory"]["id"]
+    remember(acme.member_token, "The build runs on ci-2.", links=supersedes(old))
+    for scope in (globex.scope, rls.Scope(org_id=acme.org.id, user_id=globex.admin.id)):
+        with rls.tenant_scope(scope), connection.cursor() as cursor:
+            cursor.execute("SELECT zm_undo_retirement(%s)", [old])
+            assert cursor.fetchone()[0] == 0
+    with rls.tenant_scope(member_scope(acme)):
+        assert Link.objects.get(dst_id=old, type="supersedes").undone_at is None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT grantee FROM information_schema.routine_privileges"
+                       " WHERE routine_name = 'zm_undo_retirement' AND privilege_type = 'EXECUTE'")
+        assert {row[0] for row in cursor.fetchall()} <= {"zm_app", "zm_owner"}
+
