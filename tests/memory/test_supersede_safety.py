@@ -95,9 +95,8 @@ def test_chain_walks_survive_a_cycle_in_the_store(remember, api, acme, settings)
 def test_a_statement_past_the_timeout_is_cancelled(acme, settings):
     settings.STATEMENT_TIMEOUT_MS = 200
     started = time.monotonic()
-    with pytest.raises(OperationalError) as raised:
-        with rls.tenant_scope(acme.scope), connection.cursor() as cursor:
-            cursor.execute("SELECT pg_sleep(3)")
+    with pytest.raises(OperationalError) as raised, rls.tenant_scope(acme.scope), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_sleep(3)")
     assert isinstance(raised.value.__cause__, QueryCanceled) and time.monotonic() - started < 2
     with connection.cursor() as cursor:  # the timeout ends with the scope
         cursor.execute("SELECT current_setting('statement_timeout')")
