@@ -5,9 +5,10 @@ from enum import StrEnum
 from django.conf import settings
 from django.core.exceptions import DisallowedHost, PermissionDenied, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import connection, transaction
+from django.db import OperationalError, connection, transaction
 from django.http import Http404, HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
+from psycopg.errors import QueryCanceled
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
@@ -50,7 +51,10 @@ class Code(StrEnum):
     REASON_REQUIRED = "reason_required"
     TOO_MANY_SUPERSEDES = "too_many_supersedes"
     ALREADY_RESOLVED = "already_resolved"
+    SUCCESSOR_NOT_LIVE = "successor_not_live"
+    SUCCESSOR_LESS_VISIBLE = "successor_less_visible"
     # Ours
+    STATEMENT_TIMEOUT = "statement_timeout"
     ERROR = "error"  # an API exception without a code of its own
     SERVER_ERROR = "server_error"
 
@@ -128,6 +132,13 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()
+    if isinstance(exc, OperationalError) and isinstance(exc.__cause__, QueryCanceled):
+        # The statement timeout (tenants/rls.py) or an operator's cancel: the server's trouble, not the input's,
+        # and usually passing (a lock wait, a load peak), so 503 and a retry rather than 500.
+        _roll_back_request()
+        logger.warning("statement cancelled: %s", exc)
+        message = "The database did not answer in time; nothing was changed. Try again."
+        return Response(envelope(Code.STATEMENT_TIMEOUT, message), status=503, headers={"Retry-After": "1"})
     if not isinstance(exc, exceptions.APIException):
         return None  # a real bug: let Django log it and answer 500 through config.errors.server_error
     _roll_back_request()

@@ -90,6 +90,9 @@ DB_POOL = {
 }
 # Threads per web worker (config/asgi.py): the requests one worker runs at once, each with a pooled connection.
 WEB_THREADS = int(os.environ.get("WEB_THREADS", "8"))
+# Every tenant transaction (request, job step, command) cancels a statement running longer than this (tenants/rls.py):
+# no query can hold a pooled connection for ever. A cancelled request answers 503 statement_timeout.
+STATEMENT_TIMEOUT_MS = int(os.environ.get("STATEMENT_TIMEOUT_MS", "5000"))
 # Every session of the app role searches HNSW with iterative scans (pgvector >= 0.8): a filtered scan (and RLS is a
 # filter) otherwise stops at ef_search candidates and silently returns fewer rows than asked for. Set once per
 # connection: a SET LOCAL in each transaction cost remember and recall a round trip each.

@@ -58,7 +58,7 @@ class ConflictResolveView(TenantAPIView):
         conflict = ConflictOutput()
 
     @extend_schema(operation_id="conflicts_resolve", request=Input, responses={
-        200: Output, 409: error("The conflict is already resolved.")})
+        200: Output, 409: error("The conflict is already resolved, or the winner is no longer live.")})
     def post(self, request, conflict_id: str):
         data = self.validated(self.Input)
         conflict = services.conflict_resolve(

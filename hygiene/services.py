@@ -112,8 +112,11 @@ def _decide(memory_id: str, candidate: Candidate, verdict, judge, latency_ms: fl
     if newer is None or older is None or Verdict.objects.filter(memory_id=memory_id, other_id=candidate.id).exists():
         return "skipped"
     both_live = newer.is_live and older.is_live
-    # A provisional (watcher) memory never retires an authoritative one on a judge's word alone.
-    may_retire = newer.authoritative or not older.authoritative
+    # A provisional (watcher) memory never retires an authoritative one on a judge's word alone, nor does one that
+    # some who see the older could not see (lifecycle.successor_refusal): a human decides those.
+    may_retire = (newer.authoritative or not older.authoritative) and (
+        not both_live or lifecycle.successor_refusal(older, newer) is None
+    )
     if (both_live and verdict.relation in RETIRING and verdict.confidence >= settings.JUDGE_AUTO_RESOLVE_THRESHOLD
             and may_retire):
         decision = Verdict.Decision.AUTO_RETIRED

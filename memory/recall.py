@@ -143,6 +143,8 @@ def _current_versions(ids: set[str], where: str, params: list) -> dict[str, str]
     A question is often phrased like an earlier version of its answer ("deploys on Monday" for a window that has
     moved to Thursday, in other words). The earlier version is evidence for the current one: it is searched, and
     what it earns goes to the current version, never to itself. Superseded versions are never returned this way.
+    The walk stops where a chain comes back to a version it has passed (CYCLE): the lifecycle never writes such a
+    loop, but a walk must not spin for ever on one (issue 11).
     """
     if not ids:
         return {}
@@ -155,7 +157,7 @@ def _current_versions(ids: set[str], where: str, params: list) -> dict[str, str]
                 SELECT w.start, m.id, m.status, m.superseded_by_id
                 FROM walk w JOIN memory_memory m ON m.id = w.next
                 WHERE w.status = 'superseded'
-            )
+            ) CYCLE id SET looped USING path
             SELECT w.start, w.id FROM walk w
             WHERE w.status = 'live' AND EXISTS (SELECT 1 FROM memory_memory WHERE id = w.id AND {where})
             """,
@@ -285,8 +287,9 @@ def _current_versions_first(hits: list[Hit], q: RecallQuery) -> list[Hit]:
                 SELECT w.start, m.id, m.status, m.invalidated_at, m.superseded_by_id, w.depth + 1
                 FROM walk w JOIN memory_memory m ON m.id = w.next
                 WHERE w.status = 'superseded'
-            )
-            SELECT start, id, status, invalidated_at, depth FROM walk WHERE depth > 0 ORDER BY start, depth
+            ) CYCLE id SET looped USING path
+            SELECT start, id, status, invalidated_at, depth FROM walk WHERE depth > 0 AND NOT looped
+            ORDER BY start, depth
             """,
             [older],
         )

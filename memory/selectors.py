@@ -75,7 +75,10 @@ def memory_get(*, memory_id: str) -> Memory:
 
 
 def memory_chain(*, memory: Memory) -> list[Memory]:
-    """Every version connected to this one through supersedes links that retired something, oldest first."""
+    """Every version connected to this one through supersedes links that retired something, oldest first.
+
+    UNION, not UNION ALL: a version already reached is not walked again, so even a loop of links ends (issue 11).
+    """
     with connection.cursor() as cursor:
         cursor.execute(
             """

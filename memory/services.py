@@ -288,6 +288,11 @@ def memory_check_record(
     memory = locked.get(memory_id)
     if memory is None or (corrected_by and corrected_by not in locked):
         raise NotFound(Code.NOT_FOUND, "No such memory.")
+    # A correction is held to the rule of a supersede even when the memory is already retired: it is named on the
+    # check for everyone who sees the memory.
+    refusal = corrected_by and lifecycle.successor_refusal(memory, locked[corrected_by])
+    if refusal:
+        raise refusal
     check = Check.objects.create(
         org_id=memory.org_id, memory=memory, outcome=outcome, detail=detail,
         corrected_by=locked.get(corrected_by), created_by=principal.user,

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import wraps
 from uuid import UUID
 
+from django.conf import settings
 from django.db import connection, models, transaction
 
 
@@ -59,7 +60,7 @@ def require_scope() -> Scope:
 def tenant_scope(scope: Scope) -> Iterator[None]:
     """One transaction as ``scope``. Durable: an identity cannot be swapped inside someone else's transaction."""
     with transaction.atomic(durable=True):
-        _set_identity(str(scope.org_id), str(scope.user_id or ""))
+        _set_identity(str(scope.org_id), str(scope.user_id or ""), f"{settings.STATEMENT_TIMEOUT_MS}ms")
         token = _scope.set(scope)
         try:
             yield
@@ -69,13 +70,21 @@ def tenant_scope(scope: Scope) -> Iterator[None]:
     if connection.in_atomic_block:
         # Only a test's own transaction can enclose a durable block (Django lets it); the settings would outlive
         # the scope there, so clear them. (After an error the rollback to the savepoint has undone them already.)
-        _set_identity("", "")
+        _set_identity("", "", None)
 
 
-def _set_identity(org_id: str, user_id: str) -> None:
+def _set_identity(org_id: str, user_id: str, statement_timeout: str | None) -> None:
+    """The identity, and a statement timeout so that no query holds a pooled connection for ever: one round trip.
+
+    ``None`` puts the timeout back to the session's own value (clearing a scope inside a test's transaction).
+    """
+    timeout = "%s" if statement_timeout else "(SELECT reset_val FROM pg_settings WHERE name = 'statement_timeout')"
     with connection.cursor() as cursor:
-        cursor.execute("SELECT set_config('app.org_id', %s, true), set_config('app.user_id', %s, true)",
-                       [org_id, user_id])
+        cursor.execute(
+            "SELECT set_config('app.org_id', %s, true), set_config('app.user_id', %s, true),"
+            f" set_config('statement_timeout', {timeout}, true)",
+            [org_id, user_id, *([statement_timeout] if statement_timeout else [])],
+        )
 
 
 def tenant_job(func: Callable) -> Callable:

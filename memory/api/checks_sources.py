@@ -20,7 +20,8 @@ class ChecksView(TenantAPIView):
     class Output(serializers.Serializer):
         check = CheckOutput()
 
-    @extend_schema(operation_id="memory_check", request=Input, responses={201: Output})
+    @extend_schema(operation_id="memory_check", request=Input, responses={
+        201: Output, 409: error("The correction (`corrected_by`) is not live.")})
     def post(self, request, memory_id: str):
         data = self.validated(self.Input)
         check = services.memory_check_record(principal=self.principal, memory_id=memory_id, **data)
