@@ -5,12 +5,12 @@ import http.client
 import json
 import subprocess
 
+import pytest
 from django.conf import settings
+
 from config.launcher import reap, server_command, server_env, wait_until_serving
 from tests.conftest import build_tenant
 from tests.test_served_stack import _spare_port, _url
-
-import pytest
 
 MEM = "mem_01HZZZZZZZZZZZZZZZZZZZZZZZ"
 CON = "cfl_01HZZZZZZZZZZZZZZZZZZZZZZZ"
@@ -102,7 +102,7 @@ def test_a_nul_in_a_path_id_is_404(api, acme, method, path):
 @pytest.mark.parametrize("query", [
     "project=%00", "cursor=%00", "kind=%00", "lifecycle=%00", "limit=%00", "scope=%00",
     "cursor=" + base64.urlsafe_b64encode(f"2026-01-01T00:00:00+00:00|{MEM[:-1]}\x00".encode()).decode(),
-    "cursor=" + base64.urlsafe_b64encode("2026-01-01T00:00:00\x00|x".encode()).decode(),
+    "cursor=" + base64.urlsafe_b64encode(b"2026-01-01T00:00:00\x00|x").decode(),
 ])
 def test_a_nul_in_a_query_string_or_a_feed_cursor_is_400(api, acme, query):
     response = api(acme.admin_token).get(f"/api/v1/memories?{query}")
