@@ -32,6 +32,7 @@ class Code(StrEnum):
     CONTENT_TOO_LARGE = "content_too_large"
     METADATA_TOO_LARGE = "metadata_too_large"
     NESTING_TOO_DEEP = "nesting_too_deep"
+    TOO_MANY_LINKS = "too_many_links"
     RATE_LIMITED = "rate_limited"
     # Who is asking
     UNAUTHENTICATED = "unauthenticated"
