@@ -32,6 +32,8 @@ class Code(StrEnum):
     METHOD_NOT_ALLOWED = "method_not_allowed"
     CONTENT_TOO_LARGE = "content_too_large"
     METADATA_TOO_LARGE = "metadata_too_large"
+    NESTING_TOO_DEEP = "nesting_too_deep"
+    TOO_MANY_LINKS = "too_many_links"
     RATE_LIMITED = "rate_limited"
     # Who is asking
     UNAUTHENTICATED = "unauthenticated"

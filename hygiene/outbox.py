@@ -1,7 +1,8 @@
 """The review outbox: every undeclared write gets a Review row in its own transaction, queued after commit.
 
 A queue outage never fails the write and loses nothing: the row stays `pending`, and `manage.py hygiene_flush`
-(run every 30 s by `make run`, a CronJob in k8s) queues whatever is still pending once Redis is back.
+(run every 30 s by `make run`, a CronJob in k8s) queues whatever is still pending once Redis is back. A worker that
+dies mid-review leaves its row `running`: once that is older than STALE_RUN the same flush queues it again too.
 """
 import logging
 from datetime import timedelta
@@ -20,6 +21,8 @@ from memory.models import Memory
 from tenants import rls
 
 logger = logging.getLogger(__name__)
+
+STALE_RUN = timedelta(minutes=10)  # a review "running" this long lost its worker; it may be claimed again
 
 
 @lru_cache(maxsize=1)
@@ -53,18 +56,22 @@ def review_enqueue(*, review_id: int, org_id: UUID, user_id: UUID | None) -> boo
 
 
 def unsafe_pending_reviews(*, older_than: timedelta, states: tuple[str, ...] = (Review.State.PENDING,)):
-    """Reviews waiting in every organization. Cross-tenant, so it reads through the owner alias (BYPASSRLS):
-    ids only, for re-queueing; each job then runs under its own tenant's identity."""
+    """Reviews waiting in every organization: in `states` for longer than `older_than`, or running for longer than
+    STALE_RUN (their worker died; the claim takes them again). Cross-tenant, so it reads through the owner alias
+    (BYPASSRLS): ids only, for re-queueing; each job then runs under its own tenant's identity."""
+    now = timezone.now()
     with connections[rls.UNSAFE_ALL_TENANTS].cursor() as cursor:
         cursor.execute(
             "SELECT r.id, r.org_id, m.owner_id FROM hygiene_review r JOIN memory_memory m ON m.id = r.memory_id"
-            " WHERE r.state = ANY(%s) AND r.updated_at < %s ORDER BY r.id LIMIT 1000",
-            [list(states), timezone.now() - older_than],
+            " WHERE (r.state = ANY(%s) AND r.updated_at < %s) OR (r.state = %s AND r.updated_at < %s)"
+            " ORDER BY r.id LIMIT 1000",
+            [list(states), now - older_than, Review.State.RUNNING, now - STALE_RUN],
         )
         return cursor.fetchall()
 
 
 def flush(*, older_than: timedelta = timedelta(seconds=30), states=(Review.State.PENDING,)) -> int:
+    """Queue the reviews in `states` older than `older_than`, and the stale running ones, again."""
     queued = 0
     for review_id, org_id, user_id in unsafe_pending_reviews(older_than=older_than, states=states):
         if review_enqueue(review_id=review_id, org_id=org_id, user_id=user_id):

@@ -7,7 +7,6 @@ a job twice (a worker killed mid-job) changes nothing more.
 """
 import logging
 from dataclasses import dataclass
-from datetime import timedelta
 
 from django.conf import settings
 from django.db.models import F, Q
@@ -18,6 +17,7 @@ from config.errors import Code, Invalid, NotFound
 from config.errors import Conflict as ConflictError
 from hygiene.judge import Judge, Pair
 from hygiene.models import Conflict, Review, Verdict
+from hygiene.outbox import STALE_RUN
 from memory import lifecycle
 from memory.models import Link, Memory
 from tenants.auth import Principal, load_principal, require_authoritative
@@ -35,7 +35,6 @@ class Candidate:
     authoritative: bool
 
 
-STALE_RUN = timedelta(minutes=10)  # a review "running" this long lost its worker; it may be claimed again
 
 
 def _claim(review_id: int) -> bool:

@@ -11,6 +11,7 @@ from pgvector.django import CosineDistance
 
 from config.errors import Code, Invalid, NotFound
 from memory.models import Event, Link, Memory
+from tenants import ids
 from tenants.models import Project, User
 
 SIMILAR_LIMIT = 10
@@ -111,7 +112,11 @@ LIFECYCLES = {"live", "superseded", "forgotten", "all"}
 def _decode_cursor(cursor: str) -> tuple[datetime, str]:
     try:
         created_at, memory_id = base64.urlsafe_b64decode(cursor.encode()).decode().split("|", 1)
-        return datetime.fromisoformat(created_at), memory_id
+        when = datetime.fromisoformat(created_at)
+        # Only what _encode_cursor writes: an aware time and a memory id (a NUL would reach Postgres as a 500).
+        if when.tzinfo is None or not ids.is_id(memory_id, "mem"):
+            raise ValueError(cursor)
+        return when, memory_id
     except (ValueError, UnicodeDecodeError, binascii.Error):
         raise Invalid(Code.INVALID, "cursor: not a cursor returned by this endpoint.", {"fields": {"cursor": ["Invalid."]}})
 

@@ -167,6 +167,8 @@ def _project_for_write(principal: Principal, slug: str | None) -> Project | None
     if slug is None:
         if principal.token is None or principal.token.project_id is None:
             return None
+        if principal.token.project is None:  # RLS hides it: the user has left the project since the token was made
+            raise NotFound(Code.NOT_FOUND, "No such project.")
         slug = principal.token.project.slug
     return selectors.project_for_member(user=principal.user, slug=slug)
 

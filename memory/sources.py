@@ -72,6 +72,7 @@ def source_put(
         org_id=principal.scope.org_id, scope=Memory.Scope.PROJECT if project else Memory.Scope.PERSONAL,
         owner=principal.user, project=project, kind=kind, content=content, content_hash=digest, embedding=vector,
         writer=Memory.Writer.SOURCE, authoritative=authoritative, token=principal.token,
+        loop=Memory.Loop.OPEN if kind in Memory.LOOP_KINDS else None,  # a task is an open loop however written
         source={"source_id": source_id, "version": version, "url": url},
     )
     event_record(memory, Event.Action.SOURCE_VERSION, principal, {"source_id": source_id, "version": version})

@@ -5,7 +5,7 @@ from rest_framework.response import Response
 
 from config.schema import error, results_of
 from tenants import selectors, services
-from tenants.models import ApiToken, Membership
+from tenants.models import ApiToken, Membership, User
 from tenants.views import TenantAPIView
 
 
@@ -60,7 +60,7 @@ class UsersView(TenantAPIView):
     admin_only = True
 
     class Input(serializers.Serializer):
-        email = serializers.EmailField()
+        email = serializers.EmailField(max_length=User._meta.get_field("email").max_length)  # the column's 254
         role = serializers.ChoiceField(choices=Membership.Role.choices, default=Membership.Role.MEMBER)
 
     @extend_schema(operation_id="users_list", responses={200: results_of(UserOutput)})

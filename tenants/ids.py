@@ -1,5 +1,6 @@
 """Public identifiers: a type prefix plus a ULID (sortable by creation time, 26 Crockford base32 characters)."""
 import os
+import re
 import time
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
@@ -12,3 +13,10 @@ def ulid() -> str:
 
 def new_id(prefix: str) -> str:
     return f"{prefix}_{ulid()}"
+
+
+_ID_SHAPE = r"_[0-9A-HJKMNP-TV-Z]{26}"
+
+
+def is_id(value: str, prefix: str) -> bool:
+    return re.fullmatch(prefix + _ID_SHAPE, value) is not None

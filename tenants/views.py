@@ -5,7 +5,8 @@ from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.views import APIView
 
-from config.errors import Code, Forbidden
+from config.errors import Code, Forbidden, Invalid, NotFound
+from config.parsers import text_problem
 from config.timing import StepTimer
 from tenants import rls
 from tenants.auth import Identity, Principal, principal_for
@@ -42,6 +43,7 @@ class TenantAPIView(APIView):
         super().initial(request, *args, **kwargs)  # authentication and IsAuthenticated
         self.steps.lap("authenticate")
         identity: Identity = request.auth
+        self.check_path_and_query(request, kwargs)
         prepare = getattr(self, f"prepare_{request.method.lower()}", None)
         self.prepared = prepare(request, *args, **kwargs) if prepare else None
         self.steps.lap("prepare")
@@ -55,6 +57,18 @@ class TenantAPIView(APIView):
     def finalize_response(self, request, response, *args, **kwargs):
         self.steps.lap("render")  # the handler's work since the service's last step: mostly serialization
         return super().finalize_response(request, response, *args, **kwargs)
+
+    @staticmethod
+    def check_path_and_query(request, kwargs: dict) -> None:
+        """No NUL or lone surrogate reaches Postgres (it would refuse them with a 500): in a path they are 404 like
+        any unknown id, in a query string 400."""
+        for value in kwargs.values():
+            if isinstance(value, str) and text_problem(value):
+                raise NotFound(Code.NOT_FOUND, "No such resource.")
+        for name, values in request.query_params.lists():
+            for value in [name, *values]:
+                if problem := text_problem(value):
+                    raise Invalid(Code.INVALID, f"{name}: {problem}", {"fields": {name: [problem]}})
 
     def require_admin(self) -> None:
         if not self.principal.is_admin:

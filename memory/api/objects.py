@@ -5,6 +5,7 @@ from memory.models import Check, Event, Link, Memory
 
 MAX_CONTENT_CHARS = 16000
 MAX_METADATA_BYTES = 8 * 1024
+MAX_LINKS = 50  # API.md "Limits": more than 50 links on a write -> 400
 MEMORY_ID = r"^mem_[0-9A-HJKMNP-TV-Z]{26}$"
 
 
@@ -79,6 +80,15 @@ class CheckOutput(serializers.Serializer):
     detail = serializers.CharField()
     corrected_by = serializers.CharField(source="corrected_by_id", allow_null=True)
     created_at = serializers.DateTimeField()
+
+
+class StrictCharField(serializers.CharField):
+    """A string in the JSON: DRF's CharField would turn 5 or 5.5 into "5" and "5.5"."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
 
 
 class StrictIntegerField(serializers.IntegerField):

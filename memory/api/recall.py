@@ -7,7 +7,7 @@ from config.schema import error
 from memory import recall
 from memory.embeddings import embed_one
 from memory.api.objects import (
-    MAX_CONTENT_CHARS, CheckOutput, MemoryOutput, StrictBooleanField, StrictIntegerField,
+    MAX_CONTENT_CHARS, CheckOutput, MemoryOutput, StrictBooleanField, StrictCharField, StrictIntegerField,
 )
 from memory.models import Memory
 from tenants.views import TenantAPIView
@@ -18,7 +18,7 @@ FLAGS = ["expired", "superseded", "in_conflict", "provisional", "open_loop", "fa
 
 class RecallView(TenantAPIView):
     class Input(serializers.Serializer):
-        query = serializers.CharField(max_length=MAX_CONTENT_CHARS)
+        query = StrictCharField(max_length=MAX_CONTENT_CHARS)
         project = serializers.SlugField(required=False, allow_null=True)
         scope = serializers.ChoiceField(choices=["personal", "project", "all"], default="all")
         kinds = serializers.ListField(child=serializers.ChoiceField(choices=Memory.Kind.choices), required=False,

@@ -7,7 +7,8 @@ from hygiene.outbox import flush
 
 
 class Command(BaseCommand):
-    help = "Queue the reviews still pending in the outbox (after a Redis outage). --every N repeats every N seconds."
+    help = ("Queue the reviews still pending in the outbox (after a Redis outage) and those left running by a dead "
+            "worker (stale after hygiene.outbox.STALE_RUN). --every N repeats every N seconds.")
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--every", type=int, default=0, help="repeat every N seconds (0: once)")
@@ -17,7 +18,7 @@ class Command(BaseCommand):
         while True:
             queued = flush(older_than=timedelta(seconds=older_than))
             if queued or not every:
-                self.stdout.write(f"queued {queued} pending review(s)")
+                self.stdout.write(f"queued {queued} review(s)")
             if not every:
                 return
             time.sleep(every)
