@@ -63,6 +63,7 @@ class Code(StrEnum):
 
 class DomainError(Exception):
     status = status.HTTP_400_BAD_REQUEST
+    headers: dict[str, str] = {}  # sent with the answer (RateLimited: Retry-After)
 
     def __init__(self, code: Code, message: str, details: dict | None = None) -> None:
         super().__init__(message)
@@ -127,7 +128,7 @@ def _roll_back_request() -> None:
 def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     if isinstance(exc, DomainError):
         _roll_back_request()
-        return Response(envelope(exc.code, exc.message, exc.details), status=exc.status)
+        return Response(envelope(exc.code, exc.message, exc.details), status=exc.status, headers=exc.headers)
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
     elif isinstance(exc, Http404):

@@ -117,6 +117,12 @@ RQ_QUEUES = {
     "default": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 300},
 }
 
+# Requests per token (a web session: per user) per window, counted in Redis so that every web worker shares them
+# (tenants/ratelimit.py); over it, 429 rate_limited with Retry-After. 0 disables. The window is a minute; tests
+# shorten it.
+RATE_LIMIT_PER_MINUTE = int(os.environ.get("RATE_LIMIT_PER_MINUTE", "600"))
+RATE_LIMIT_WINDOW_SECONDS = 60
+
 JUDGE_BACKEND = os.environ.get("JUDGE_BACKEND", "local")  # local | vllm (hygiene/judge/)
 JUDGE_AUTO_RESOLVE_THRESHOLD = float(os.environ.get("JUDGE_AUTO_RESOLVE_THRESHOLD", "0.9"))
 # Measured on tests/eval/judge_pairs.json: cosine >= 0.45 keeps 97% of replacement pairs and every duplicate and

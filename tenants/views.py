@@ -10,6 +10,7 @@ from config.parsers import text_problem
 from config.timing import StepTimer
 from tenants import rls
 from tenants.auth import Identity, Principal, principal_for
+from tenants.ratelimit import rate_limit_check
 
 
 class TenantAPIView(APIView):
@@ -43,6 +44,8 @@ class TenantAPIView(APIView):
         super().initial(request, *args, **kwargs)  # authentication and IsAuthenticated
         self.steps.lap("authenticate")
         identity: Identity = request.auth
+        rate_limit_check(identity)  # after authentication (a bad token counts against nobody), before any work
+        self.steps.lap("rate_limit")
         self.check_path_and_query(request, kwargs)
         prepare = getattr(self, f"prepare_{request.method.lower()}", None)
         self.prepared = prepare(request, *args, **kwargs) if prepare else None
