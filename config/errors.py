@@ -63,7 +63,7 @@ class Code(StrEnum):
 
 class DomainError(Exception):
     status = status.HTTP_400_BAD_REQUEST
-    headers: dict[str, str] = {}  # sent with the answer (RateLimited: Retry-After)
+    headers: dict[str, str] | None = None  # sent with the answer (RateLimited: Retry-After)
 
     def __init__(self, code: Code, message: str, details: dict | None = None) -> None:
         super().__init__(message)
