@@ -51,6 +51,29 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",  # X-Frame-Options: DENY; nothing here is framed
+]
+
+# Behind TLS (ZM_HTTPS=true): a proxy in front terminates TLS and sets X-Forwarded-Proto (replacing any a client
+# sent; a proxy that does not set it makes every request look like plain HTTP and be redirected). Cookies are then
+# secure-only, plain-HTTP requests are redirected to HTTPS (except /healthz: probes reach it over plain HTTP inside
+# the network) and HSTS is sent for a year. Each has its own variable to override it. With ZM_HTTPS=true, DEBUG off,
+# a SECRET_KEY and ALLOWED_HOSTS, `manage.py check --deploy` has nothing to say (tests/test_deploy_check.py).
+HTTPS = _env_bool("ZM_HTTPS", False)
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = _env_bool("SECURE_SSL_REDIRECT", HTTPS)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SESSION_COOKIE_SECURE = _env_bool("SESSION_COOKIE_SECURE", HTTPS)
+CSRF_COOKIE_SECURE = _env_bool("CSRF_COOKIE_SECURE", HTTPS)
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(365 * 24 * 3600 if HTTPS else 0)))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = _env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = _env_bool("SECURE_HSTS_PRELOAD", False)
+SILENCED_SYSTEM_CHECKS = [
+    # HSTS for every subdomain (W005) and browser preload lists (W021) are decisions about the whole domain, which
+    # this server does not own and which cannot be taken back for the HSTS lifetime: opt in with the variables above.
+    "security.W005",
+    "security.W021",
 ]
 
 ROOT_URLCONF = "config.urls"
