@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench install clean-data
+.PHONY: run test bench install clean-data backup restore
 
 $(STAMP): pyproject.toml
 	@echo "[zero-memory] creating $(VENV) and installing the project (first time: a few minutes)"
@@ -23,6 +23,15 @@ test: $(STAMP)
 # Benchmarks against the embedded services, e.g. make bench ARGS="recall --memories 100000"
 bench: $(STAMP)
 	@$(VENV)/bin/python -m config.launcher bench $(ARGS)
+
+# Backups of the database (config/backup.py): make backup [FILE=path]; make restore FILE=path [DB=name].
+# A restore over an existing database keeps that one, renamed; stop `make run` first.
+backup: $(STAMP)
+	@$(VENV)/bin/python -m config.launcher backup $(FILE)
+
+restore: $(STAMP)
+	@test -n "$(FILE)" || { echo "usage: make restore FILE=backups/<name>.dump [DB=database]"; exit 2; }
+	@$(VENV)/bin/python -m config.launcher restore $(FILE) $(if $(DB),--database $(DB))
 
 # As root in a private directory the Postgres cluster lives outside .data (config/services.py): that goes too.
 clean-data:

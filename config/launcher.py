@@ -4,6 +4,8 @@
     python -m config.launcher test    # embedded services, then pytest (extra arguments go to pytest)
     python -m config.launcher bench remember --n 1000   # embedded services, then `python -m bench ...`
     python -m config.launcher manage check              # embedded services, then one manage.py command
+    python -m config.launcher backup [FILE]             # embedded services, then manage.py backup (no migrate)
+    python -m config.launcher restore FILE [--database NAME]
 
 DATABASE_URL / REDIS_URL, when set, point at existing servers and the embedded ones are not started.
 
@@ -213,12 +215,14 @@ def bench(args: list[str]) -> int:
     return _with_services([sys.executable, "-m", "bench", *args])
 
 
-def _with_services(command: list[str]) -> int:
+def _with_services(command: list[str], *, prepare: bool = True) -> int:
+    """`prepare`: migrate and make the embedding model first (not for backups: they take the database as it is)."""
     services = Services()
     try:
         services.up()
-        subprocess.run([*MANAGE, "migrate", "--database", "owner", "--no-input", "-v", "0"], check=True)
-        subprocess.run([*MANAGE, "embeddings"], check=True)
+        if prepare:
+            subprocess.run([*MANAGE, "migrate", "--database", "owner", "--no-input", "-v", "0"], check=True)
+            subprocess.run([*MANAGE, "embeddings"], check=True)
         return subprocess.run(command, cwd=settings.BASE_DIR).returncode
     finally:
         services.down()
@@ -234,4 +238,6 @@ if __name__ == "__main__":
         sys.exit(manage(rest))
     if command == "bench":
         sys.exit(bench(rest))
-    sys.exit(f"unknown command {command!r}: use run, test, bench or manage")
+    if command in ("backup", "restore"):  # config/backup.py, through the manage.py commands of the same names
+        sys.exit(_with_services([*MANAGE, command, *rest], prepare=False))
+    sys.exit(f"unknown command {command!r}: use run, test, bench, manage, backup or restore")
