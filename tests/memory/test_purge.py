@@ -4,14 +4,20 @@ Afterwards the memory and what derives from it are gone everywhere the API reads
 stats, sources, conflicts), the audit rows stay redacted, and the app role still cannot DELETE a memory itself.
 """
 import json
+import threading
 
 import pytest
 from django.db import DatabaseError, connection, connections
 from django.utils import timezone
 
 from hygiene.models import Conflict, Verdict
+from memory import purge as purge_service
+from memory import services
+from memory.models import Link, Memory
 from tenants import rls
+from tenants.auth import load_principal
 from tests.conftest import build_tenant
+from tests.memory.test_concurrency import WRITERS, _remember
 from tests.memory.test_remember import supersedes
 from tests.watchers import mint_watcher, refused
 
@@ -148,7 +154,8 @@ def test_without_whole_chain_the_other_versions_stay(api, remember, acme):
     assert last["memory"]["status"] == "live" and [m["id"] for m in last["chain"]] == [v3] and last["links"] == []
     assert {m["id"] for m in api(member).get("/api/v1/loops?state=closed").json()["results"]} == {v1}
     restored = api(member).post(f"/api/v1/memories/{v1}/restore", {}, format="json")
-    assert restored.status_code == 200 and restored.json()["memory"]["status"] == "live"
+    assert restored.status_code == 200
+    assert (restored.json()["memory"]["status"], restored.json()["memory"]["loop"]) == ("live", "open")
 
 
 def test_only_an_org_admin_with_an_authoritative_token_may_purge(api, remember, acme, globex):
@@ -215,3 +222,49 @@ def test_every_reference_to_a_memory_is_one_the_purge_removes(db):
         ("hygiene_conflict", "a_id"), ("hygiene_conflict", "b_id"), ("hygiene_review", "memory_id"),
         ("hygiene_verdict", "memory_id"), ("hygiene_verdict", "other_id"),
     }
+
+
+def test_a_whole_chain_purge_racing_supersedes_of_its_memory_takes_every_winner_with_it(committed):
+    """Writers that won the target before the purge got its lock are versions of its chain, and go with it; the
+    rest find it dead or missing. No error either way (real threads and connections)."""
+    acme = build_tenant("acme")
+    member = rls.Scope(org_id=acme.org.id, user_id=acme.member.id)
+    with rls.tenant_scope(member):
+        writer = load_principal(member, token_id=None)
+        target = _remember(writer, "The release branch is release-1.").memory.id
+    vectors = [services.memory_embedding(f"The release branch is release-{n + 2}.") for n in range(WRITERS)]
+    barrier = threading.Barrier(WRITERS + 1)
+    results: list = [None] * (WRITERS + 1)
+
+    def run(index: int) -> None:
+        try:
+            barrier.wait()
+            if index == WRITERS:
+                with rls.tenant_scope(acme.scope):
+                    admin = load_principal(acme.scope, token_id=None)
+                    results[index] = purge_service.memory_purge(principal=admin, memory_id=target, reason="race",
+                                                                whole_chain=True)
+                return
+            with rls.tenant_scope(member):
+                results[index] = _remember(writer, f"The release branch is release-{index + 2}.", vectors[index],
+                                           links=[services.LinkSpec("supersedes", target)])
+        except Exception as error:  # noqa: BLE001 - reported below with its thread
+            results[index] = error
+        finally:
+            connection.close()  # each thread had its own connection
+
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(WRITERS + 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert not [result for result in results if isinstance(result, Exception)], results
+    writes, purged = results[:WRITERS], set(results[WRITERS])
+    winners = {w.memory.id for w in writes if w.superseded == [target]}
+    assert len(winners) <= 1 and purged == {target} | winners
+    assert all(w.skipped in ([{"dst": target, "reason": "dead"}], [{"dst": target, "reason": "missing"}])
+               for w in writes if w.memory.id not in winners)
+    with rls.tenant_scope(member):
+        assert set(Memory.objects.values_list("id", flat=True)) == {w.memory.id for w in writes} - winners
+        assert not Memory.objects.exclude(status="live").exists() and not Link.objects.exists()
