@@ -268,3 +268,52 @@ def test_a_whole_chain_purge_racing_supersedes_of_its_memory_takes_every_winner_
     with rls.tenant_scope(member):
         assert set(Memory.objects.values_list("id", flat=True)) == {w.memory.id for w in writes} - winners
         assert not Memory.objects.exclude(status="live").exists() and not Link.objects.exists()
+
+
+def test_a_link_written_while_its_end_is_purged_waits_for_it_instead_of_failing_at_commit(committed):
+    """A link's ends are held FOR KEY SHARE from the moment they are read: a purge that comes in between waits, then
+    removes the new link with the memory. (Unheld, the link's deferred foreign key failed at commit: a 500.)"""
+    acme = build_tenant("acme")
+    member = rls.Scope(org_id=acme.org.id, user_id=acme.member.id)
+    with rls.tenant_scope(member):
+        writer = load_principal(member, token_id=None)
+        doomed = _remember(writer, "The staging root password is swordfish.").memory.id
+        other = _remember(writer, "Staging lives in eu-west-1.").memory.id
+    linked, go = threading.Event(), threading.Event()
+    errors: list[Exception] = []
+
+    def link() -> None:
+        try:
+            with rls.tenant_scope(member):
+                services.memory_link(principal=writer, src=other, dst=doomed, type="relates_to")
+                linked.set()
+                go.wait(10)
+        except Exception as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+        finally:
+            linked.set()
+            connection.close()
+
+    def purge_it() -> None:
+        try:
+            with rls.tenant_scope(acme.scope):
+                admin = load_principal(acme.scope, token_id=None)
+                purge_service.memory_purge(principal=admin, memory_id=doomed, reason="a password")
+        except Exception as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    linker = threading.Thread(target=link)
+    linker.start()
+    assert linked.wait(10)
+    purger = threading.Thread(target=purge_it)
+    purger.start()
+    purger.join(0.5)
+    assert purger.is_alive()  # waiting for the linker's transaction
+    go.set()
+    linker.join()
+    purger.join()
+    assert errors == []
+    assert owner_rows("SELECT count(*) FROM memory_link") == [(0,)]
+    assert owner_rows("SELECT id FROM memory_memory") == [(other,)]
