@@ -143,6 +143,12 @@ def conflict_resolve(*, principal: Principal, conflict_id: str, decision: str, w
     if decision not in {"supersede", "keep_both"}:
         raise Invalid(Code.INVALID, "decision must be 'supersede' or 'keep_both'.",
                       {"fields": {"decision": ["Invalid."]}})
+    conflict = Conflict.objects.filter(pk=conflict_id).first()
+    if conflict is None:
+        raise NotFound(Code.NOT_FOUND, "No such conflict.")
+    # Its memories first, then the conflict: the order of a purge (memories, then their conflicts), so the two never
+    # wait for each other in a circle. A purge that got there first took the conflict with it: 404.
+    locked = lifecycle.lock_memories([conflict.a_id, conflict.b_id])
     conflict = Conflict.objects.select_for_update().filter(pk=conflict_id).first()
     if conflict is None:
         raise NotFound(Code.NOT_FOUND, "No such conflict.")
@@ -153,7 +159,6 @@ def conflict_resolve(*, principal: Principal, conflict_id: str, decision: str, w
             raise Invalid(Code.INVALID, "winner must be one of the conflict's two memories.",
                           {"fields": {"winner": ["Not in this conflict."]}})
         loser_id = conflict.b_id if winner == conflict.a_id else conflict.a_id
-        locked = lifecycle.lock_memories([winner, loser_id])
         if locked[loser_id].is_live:
             lifecycle.supersede(locked[loser_id], successor=locked[winner], reason=f"review by {principal.user.email}",
                                 origin=Link.Origin.REVIEW, principal=principal)

@@ -34,6 +34,18 @@ def lock_memories(ids: Iterable[str]) -> dict[str, Locked]:
     return {memory.id: Locked(memory) for memory in memories}
 
 
+def hold_memories(ids: Iterable[str]) -> dict[str, Memory]:
+    """The visible ones of ``ids``, held FOR KEY SHARE until the transaction ends: for a write that only references
+    them (a link, a conflict).
+
+    A purge (memory/purge.py) locks FOR UPDATE, so it waits for this transaction, and then removes what it wrote;
+    unheld, the new row's deferred foreign key failed at commit against the deleted memory (a 500). Writers that only
+    reference a memory never wait for each other (KEY SHARE does not conflict with itself or with plain updates).
+    """
+    query = "SELECT * FROM memory_memory WHERE id = ANY(%s) ORDER BY id FOR KEY SHARE"
+    return {memory.id: memory for memory in Memory.objects.raw(query, [sorted(set(ids))])}
+
+
 def successor_refusal(target: Memory, successor: Memory) -> DomainError | None:
     """Why ``successor`` may not replace ``target`` (None: it may). The rule of every supersede path:
 

@@ -1,8 +1,9 @@
 """Memories, the links between them and the append-only event log.
 
 Every table is tenant-owned (``org`` first in every unique constraint and index, ready to be distributed by
-organization) and under row-level security (migrations/0002_row_level_security.py). Memory rows are never deleted:
-retiring (supersede, forget) is a reversible change of status.
+organization) and under row-level security (migrations/0002_row_level_security.py). Retiring (supersede, forget) is a
+reversible change of status; the one deletion is the privacy purge (memory/purge.py), which the app role can only ask
+of an owner-defined function (migration 0009).
 """
 from django.db import models
 from django.utils import timezone
@@ -159,7 +160,11 @@ class Link(models.Model):
 
 
 class Event(models.Model):
-    """Append-only: the app role may INSERT and SELECT, never UPDATE or DELETE (see tenants/db_roles.py)."""
+    """Append-only: the app role may INSERT and SELECT, never UPDATE or DELETE (see tenants/db_roles.py).
+
+    A purge (memory/purge.py) redacts the payloads of a purged memory's events and adds a ``purged`` one; the rows
+    outlive the memory, so ``memory`` has no database constraint and may name a memory that no longer exists.
+    """
 
     class Action(models.TextChoices):
         REMEMBERED = "remembered"
@@ -172,9 +177,10 @@ class Event(models.Model):
         LOOP_REOPENED = "loop_reopened"
         CHECKED = "checked"
         SOURCE_VERSION = "source_version"
+        PURGED = "purged"
 
     org = models.ForeignKey(Organization, on_delete=models.PROTECT)
-    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="events")
+    memory = models.ForeignKey(Memory, on_delete=models.DO_NOTHING, related_name="events", db_constraint=False)
     action = models.CharField(max_length=32, choices=Action.choices)
     actor = models.ForeignKey(User, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     token = models.ForeignKey(ApiToken, null=True, blank=True, on_delete=models.PROTECT, related_name="+")

@@ -224,7 +224,8 @@ def _supersede_declared(target: Locked | None, successor: Memory, reason: str | 
 
 
 def _link_on_write(successor: Memory, spec: LinkSpec, principal: Principal, result: RememberResult) -> None:
-    dst = Memory.objects.filter(pk=spec.dst).first()  # invisible and missing look the same here: not a supersede
+    # Invisible and missing look the same here: not a supersede. Held, so that a purge cannot delete it under us.
+    dst = lifecycle.hold_memories([spec.dst]).get(spec.dst)
     if dst is None or dst.id == successor.id:
         result.skipped.append({"dst": spec.dst, "reason": "missing" if dst is None else "self"})
         return
@@ -268,7 +269,7 @@ def memory_link(*, principal: Principal, src: str, dst: str, type: str, reason: 
     """A graph edge only: even a supersedes link retires nothing and closes no loop."""
     if src == dst:
         raise Invalid(Code.INVALID, "A memory cannot link to itself.", {"fields": {"dst": ["Same as src."]}})
-    found = {m.id: m for m in Memory.objects.filter(pk__in=[src, dst])}
+    found = lifecycle.hold_memories([src, dst])  # held: a purge cannot delete an end under the new link
     if src not in found or dst not in found:
         raise NotFound(Code.NOT_FOUND, "No such memory.")
     return _link_create(src=found[src], dst=found[dst], type=type, reason=reason, principal=principal)

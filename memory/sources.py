@@ -81,6 +81,8 @@ def source_put(
         return result
     change = f"source {source_id} changed: version {(current.source or {}).get('version')} -> {version}"
     if not authoritative:  # a watcher adds, it never retires: the disagreement waits for review
+        if current.pk not in lifecycle.hold_memories([current.pk]):  # purged since we read it: nothing to dispute
+            return result
         conflict = Conflict.objects.create(
             org_id=memory.org_id, a=current, b=memory, relation="supersedes", judge=SOURCE_CONFLICT_JUDGE,
             rationale=f"a watcher reported that {change} (provisional)",

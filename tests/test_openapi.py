@@ -93,6 +93,7 @@ def test_every_operation_answers_each_success_status_as_documented(api, acme, re
     assert len(call(member, "get", "/api/v1/conflicts?status=open", 200)["results"]) == 1
     call(member, "post", f"/api/v1/conflicts/{conflict.id}/resolve", 200, {"decision": "keep_both"})
     assert call(member, "get", "/api/v1/stats", 200)["conflicts"]["resolved"] == 1
+    call(admin, "post", f"/api/v1/memories/{task}/purge", 204, {"reason": "test data"})
 
     assert documented(range(200, 300)) - set(api_calls) == set()
 
@@ -117,6 +118,7 @@ def _concrete(path: str) -> str:
 VALID_BODIES = {
     "memory_check": {"outcome": "pass", "detail": "x"},
     "memory_forget": {},
+    "memory_purge": {"reason": "x"},
     "project_members_add": {"user_id": str(uuid.uuid4())},
     "conflicts_resolve": {"decision": "keep_both"},
 }

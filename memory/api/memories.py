@@ -1,4 +1,4 @@
-"""Memory endpoints of API.md: remember, read (detail, history, feed), forget, restore, links."""
+"""Memory endpoints of API.md: remember, read (detail, history, feed), forget, restore, purge, links."""
 import json
 
 from drf_spectacular.utils import extend_schema
@@ -7,9 +7,10 @@ from rest_framework.response import Response
 
 from config.errors import Code, Invalid, TooLarge
 from config.schema import error
-from memory import selectors, services
+from memory import purge, selectors, services
 from memory.api.objects import (
     MAX_CONTENT_CHARS, MAX_LINKS, MAX_METADATA_BYTES, MEMORY_ID, CheckOutput, EventOutput, LinkInput, LinkOutput, MemoryOutput,
+    StrictBooleanField, StrictCharField,
 )
 from memory.models import Link, Memory
 from tenants.views import TenantAPIView
@@ -187,6 +188,23 @@ class RestoreView(TenantAPIView):
     def post(self, request, memory_id: str):
         memory = services.memory_restore(principal=self.principal, memory_id=memory_id)
         return Response({"memory": MemoryOutput(memory).data})
+
+
+class PurgeView(TenantAPIView):
+    """The privacy purge: the one deletion (memory/purge.py). Org admins only; a member is refused before any lookup."""
+
+    admin_only = True
+
+    class Input(serializers.Serializer):
+        reason = StrictCharField(max_length=purge.MAX_REASON_CHARS)  # required and not blank: the audit row's "why"
+        whole_chain = StrictBooleanField(required=False, default=False)
+
+    @extend_schema(operation_id="memory_purge", request=Input, responses={204: None})
+    def post(self, request, memory_id: str):
+        data = self.validated(self.Input)
+        purge.memory_purge(principal=self.principal, memory_id=memory_id, reason=data["reason"],
+                           whole_chain=data["whole_chain"])
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class LinksView(TenantAPIView):

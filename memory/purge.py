@@ -1,0 +1,41 @@
+"""The privacy purge (API.md, "Privacy purge"; seed 003: deletion is not supersession).
+
+Everything else in the API is forward-only; this is the one deletion. The app role has no DELETE on memories, so the
+work is done by the owner-defined function ``zm_purge_memories`` (migration 0009), which refuses anyone but an org
+admin who can see every memory named. This module decides *which* memories: the one asked for, or with
+``whole_chain`` every version of its chain as the caller's history shows it.
+"""
+from django.db import connection
+
+from config.errors import Code, Forbidden, NotFound
+from memory import lifecycle, selectors
+from tenants.auth import Principal, require_authoritative
+
+MAX_REASON_CHARS = 2000
+
+
+def memory_purge(*, principal: Principal, memory_id: str, reason: str, whole_chain: bool = False) -> list[str]:
+    """Hard-delete a memory (and with ``whole_chain`` its visible versions); the ids purged, in id order."""
+    require_authoritative(principal, "purge memories")
+    if not principal.is_admin:  # the view refuses first; the function refuses too
+        raise Forbidden(Code.ADMIN_ONLY, "Only organization admins may purge memories.")
+    ids = _versions(memory_id) if whole_chain else {memory_id}
+    locked = lifecycle.lock_memories(ids)  # in id order, all at once: no deadlock with a supersede of one of them
+    if whole_chain and memory_id in locked:
+        # A version added while we waited for the locks is purged too (locking again what we hold costs nothing).
+        locked = lifecycle.lock_memories(_versions(memory_id))
+    if memory_id not in locked:  # missing, invisible, or purged by someone else while we waited
+        raise NotFound(Code.NOT_FOUND, "No such memory.")
+    ids = sorted(locked)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT zm_purge_memories(%s, %s, %s)", [ids, reason, principal.token and principal.token.id])
+    return ids
+
+
+def _versions(memory_id: str) -> set[str]:
+    """The chain as GET /memories/{id}/history shows it to the caller (RLS: invisible versions are not in it)."""
+    try:
+        memory = selectors.memory_get(memory_id=memory_id)
+    except NotFound:
+        return set()
+    return {version.id for version in selectors.memory_chain(memory=memory)}
