@@ -128,6 +128,9 @@ JUDGE_VLLM_URL = os.environ.get("JUDGE_VLLM_URL", "http://127.0.0.1:8001/v1")
 JUDGE_VLLM_MODEL = os.environ.get("JUDGE_VLLM_MODEL", "Qwen/Qwen2.5-7B-Instruct")
 JUDGE_VLLM_API_KEY = os.environ.get("JUDGE_VLLM_API_KEY", "")
 JUDGE_TIMEOUT_SECONDS = float(os.environ.get("JUDGE_TIMEOUT_SECONDS", "20"))
+# A review `running` this long lost its worker (killed mid-review): the periodic hygiene_flush queues it again and
+# the next claim takes it. Longer than the slowest review (a batch of candidates x JUDGE_TIMEOUT_SECONDS x retries).
+HYGIENE_STALE_RUN_SECONDS = float(os.environ.get("HYGIENE_STALE_RUN_SECONDS", "600"))
 JUDGE_BATCH_SIZE = int(os.environ.get("JUDGE_BATCH_SIZE", "8"))
 EMBEDDING_BACKEND = os.environ.get("EMBEDDING_BACKEND", "onnx")  # onnx | torch (memory/embeddings.py)
 EMBEDDING_MODEL_DIR = Path(os.environ.get("EMBEDDING_MODEL_DIR", DATA_DIR / "models"))
