@@ -59,5 +59,6 @@ class AutoSchema(SpectacularAutoSchema):
             statuses[403] = "Not allowed for this user or token."
         if "{" in self.path:
             statuses[404] = "Not found, or not visible to the caller (the two answer alike)."
-        statuses[503] = "A statement ran past the statement timeout (`statement_timeout`): nothing changed; retry."
+        statuses[503] = ("A statement ran past the statement timeout (`statement_timeout`: nothing changed), or the "
+                         "database is unavailable for a moment (`database_unavailable`); retry.")
         return statuses
