@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench install clean-data
+.PHONY: run test bench soak install clean-data
 
 $(STAMP): pyproject.toml
 	@echo "[zero-memory] creating $(VENV) and installing the project (first time: a few minutes)"
@@ -23,6 +23,13 @@ test: $(STAMP)
 # Benchmarks against the embedded services, e.g. make bench ARGS="recall --memories 100000"
 bench: $(STAMP)
 	@$(VENV)/bin/python -m config.launcher bench $(ARGS)
+
+# The soak: client processes against the served stack for SECONDS, then the lifecycle invariants in SQL
+# (tests/test_soak.py runs it for 60 s on every `make test`), e.g. make soak SECONDS=600 CLIENTS=4
+SECONDS ?= 600
+CLIENTS ?= 4
+soak: $(STAMP)
+	@$(VENV)/bin/python -m config.launcher bench soak --seconds $(SECONDS) --soak-clients $(CLIENTS)
 
 # As root in a private directory the Postgres cluster lives outside .data (config/services.py): that goes too.
 clean-data:
