@@ -46,7 +46,8 @@ def test_the_invariant_queries_see_what_they_look_for(committed, api, remember):
 
     acme = build_tenant("acme")
     first = remember(acme.admin_token, "Deploys go out on Monday.", project="web")["memory"]["id"]
-    remember(acme.admin_token, "Deploys go out on Tuesday.", project="web", links=[{"type": "supersedes", "dst": first}])
+    remember(acme.admin_token, "Deploys go out on Tuesday.", project="web",
+             links=[{"type": "supersedes", "dst": first}])
     third = remember(acme.admin_token, "The VPN is vpn1.", project="web")["memory"]["id"]
     fourth = remember(acme.admin_token, "Backups run nightly.", project="web")["memory"]["id"]
     assert set(check_invariants().values()) == {0}
