@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench install clean-data backup restore
+.PHONY: run test bench soak install clean-data backup restore
 
 $(STAMP): pyproject.toml
 	@echo "[zero-memory] creating $(VENV) and installing the project (first time: a few minutes)"
@@ -32,6 +32,13 @@ backup: $(STAMP)
 restore: $(STAMP)
 	@test -n "$(FILE)" || { echo "usage: make restore FILE=backups/<name>.dump [DB=database]"; exit 2; }
 	@$(VENV)/bin/python -m config.launcher restore $(FILE) $(if $(DB),--database $(DB))
+
+# The soak: client processes against the served stack for SECONDS, then the lifecycle invariants in SQL
+# (tests/test_soak.py runs it for 60 s on every `make test`), e.g. make soak SECONDS=600 CLIENTS=4
+SECONDS ?= 600
+CLIENTS ?= 4
+soak: $(STAMP)
+	@$(VENV)/bin/python -m config.launcher bench soak --seconds $(SECONDS) --soak-clients $(CLIENTS)
 
 # As root in a private directory the Postgres cluster lives outside .data (config/services.py): that goes too.
 clean-data:

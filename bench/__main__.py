@@ -20,9 +20,10 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m bench",
         description="remember (write latency), retrieval (quality on the eval set), recall (read latency), "
                     "judge (the hygiene judge on labeled pairs), http (remember and recall over HTTP against the "
-                    "served stack, beside the same calls in process)",
+                    "served stack, beside the same calls in process), soak (client processes for a bounded time "
+                    "against the served stack, then the lifecycle invariants in SQL)",
     )
-    parser.add_argument("which", choices=["remember", "retrieval", "recall", "judge", "http"])
+    parser.add_argument("which", choices=["remember", "retrieval", "recall", "judge", "http", "soak"])
     parser.add_argument("--n", type=int, default=10_000, help="number of writes (remember)")
     parser.add_argument("--memories", type=int, default=None,
                         help="memories in the big tenant (recall: default 100000; http: default 20000)")
@@ -32,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--requests", type=int, default=300,
                         help="requests per operation and concurrency level (http)")
     parser.add_argument("--clients", default="1,4,16", help="concurrent keep-alive clients, comma-separated (http)")
+    parser.add_argument("--seconds", type=float, default=600, help="how long the clients run (soak)")
+    parser.add_argument("--soak-clients", type=int, default=4, help="client processes (soak)")
     parser.add_argument("--check", action="store_true", help="exit 1 below the floors (retrieval)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--no-save", action="store_true", help="print only, keep no result file")
@@ -100,6 +103,14 @@ def main(argv: list[str]) -> int:
         report = bench_http(memories=memories, requests=args.requests, clients=clients, seed=args.seed, say=say)
         for line in format_table(report):
             say(line)
+    if which == "soak":
+        from bench.soak import bench_soak
+        from bench.soak import format_report as format_soak
+
+        say(f"bench soak: {args.soak_clients} client processes for {args.seconds:.0f} s against the served stack")
+        report = bench_soak(seconds=args.seconds, clients=args.soak_clients, seed=args.seed, say=say)
+        for line in format_soak(report):
+            say(line)
     report = {
         "benchmark": which,
         "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -111,6 +122,9 @@ def main(argv: list[str]) -> int:
         path = RESULTS_DIR / f"{which}-{report['at'].replace(':', '')}.json"
         path.write_text(json.dumps(report, indent=2) + "\n")
         say(f"saved {path.relative_to(RESULTS_DIR.parent)}")
+    if which == "soak" and (report["server_errors"] or any(report["invariants"].values())):
+        say("soak FAILED: a 5xx or a request without an answer, or an invariant broken")
+        return 1
     if args.check and report.get("floor_violations"):
         say("retrieval quality is below its floors")
         return 1

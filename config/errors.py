@@ -5,8 +5,8 @@ from enum import StrEnum
 from django.conf import settings
 from django.core.exceptions import DisallowedHost, PermissionDenied, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import OperationalError, connection, transaction
-from django.http import Http404, HttpRequest, JsonResponse
+from django.db import InterfaceError, OperationalError, connection, transaction
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from psycopg.errors import QueryCanceled
 from rest_framework import exceptions, status
@@ -57,6 +57,7 @@ class Code(StrEnum):
     SUCCESSOR_LESS_VISIBLE = "successor_less_visible"
     # Ours
     STATEMENT_TIMEOUT = "statement_timeout"
+    DATABASE_UNAVAILABLE = "database_unavailable"
     ERROR = "error"  # an API exception without a code of its own
     SERVER_ERROR = "server_error"
 
@@ -142,6 +143,9 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
         logger.warning("statement cancelled: %s", exc)
         message = "The database did not answer in time; nothing was changed. Try again."
         return Response(envelope(Code.STATEMENT_TIMEOUT, message), status=503, headers={"Retry-After": "1"})
+    if isinstance(exc, OperationalError | InterfaceError):
+        _roll_back_request()
+        return database_unavailable(exc)
     if not isinstance(exc, exceptions.APIException):
         return None  # a real bug: let Django log it and answer 500 through config.errors.server_error
     _roll_back_request()
@@ -154,6 +158,31 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
         code = _DRF_CODES.get(type(exc), Code.ERROR)
         body = envelope(code, str(exc.detail))
     return Response(body, status=exc.status_code, headers=headers)
+
+
+def database_unavailable(exc: Exception) -> JsonResponse:
+    """Postgres cannot be reached (down, restarting, no pooled connection free within DB_POOL_TIMEOUT) or dropped
+    the connection: the server's trouble and passing, so 503 and a retry rather than 500. The pool throws a broken
+    connection away when it is handed back, and opens new ones as soon as Postgres answers again."""
+    logger.warning("database unavailable: %s: %s", type(exc).__name__, exc)
+    message = "The database is unavailable for a moment; try again."
+    return JsonResponse(envelope(Code.DATABASE_UNAVAILABLE, message), status=503, headers={"Retry-After": "1"})
+
+
+class DatabaseUnavailableMiddleware:
+    """The same 503 for a database failure outside DRF's exception handler: a commit after the view has answered
+    (TenantAPIView.dispatch), or a plain Django view."""
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if isinstance(exception, OperationalError | InterfaceError):
+            return database_unavailable(exception)
+        return None
 
 
 @csrf_exempt  # it reads and writes nothing: a POST to an unknown path is 404, not Django's CSRF page

@@ -61,5 +61,6 @@ class AutoSchema(SpectacularAutoSchema):
             statuses[404] = "Not found, or not visible to the caller (the two answer alike)."
         statuses[429] = ("More than `RATE_LIMIT_PER_MINUTE` requests from this token in its window (`rate_limited`);"
                          " `Retry-After` says when to retry.")
-        statuses[503] = "A statement ran past the statement timeout (`statement_timeout`): nothing changed; retry."
+        statuses[503] = ("A statement ran past the statement timeout (`statement_timeout`: nothing changed), or the "
+                         "database is unavailable for a moment (`database_unavailable`); retry.")
         return statuses

@@ -46,6 +46,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.errors.DatabaseUnavailableMiddleware",  # a database failure outside DRF: 503, not 500
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -105,11 +106,13 @@ DATABASE_OWNER_URL = os.environ.get("DATABASE_OWNER_URL", f"postgres://zm_owner:
 # hands it back when it ends, so a server with many request threads keeps a bounded number of Postgres connections.
 # Identity is set transaction-locally (tenants/rls.py), so a borrowed connection carries none from its last user.
 # Size the pools so that web workers x DB_POOL_MAX_SIZE, plus the RQ worker and the commands, stays under Postgres'
-# max_connections (100 by default). A request waits up to DB_POOL_TIMEOUT seconds for a free connection.
+# max_connections (100 by default). A request waits up to DB_POOL_TIMEOUT seconds for a free connection, then answers
+# 503 database_unavailable: a web worker runs at most WEB_THREADS <= DB_POOL_MAX_SIZE requests, so the wait only
+# happens while Postgres is unreachable (a restart), and should end in a prompt 503, not hang the client for long.
 DB_POOL = {
     "min_size": int(os.environ.get("DB_POOL_MIN_SIZE", "2")),
     "max_size": int(os.environ.get("DB_POOL_MAX_SIZE", "10")),
-    "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "30")),
+    "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "5")),
 }
 # Threads per web worker (config/asgi.py): the requests one worker runs at once, each with a pooled connection.
 WEB_THREADS = int(os.environ.get("WEB_THREADS", "8"))
@@ -126,7 +129,9 @@ VECTOR_SEARCH_OPTIONS = "-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search=
 # exact: the policies read app.org_id at execution time. A PgBouncer in front needs its prepared-statement support.
 DATABASES = {
     # CONN_MAX_AGE must be 0 with a pool: "closing" a connection returns it to the pool.
-    "default": {**database_from_url(DATABASE_URL), "CONN_MAX_AGE": 0,
+    # CONN_HEALTH_CHECKS: the pool checks a connection (an empty query, 35-85 us) before lending it, so after a
+    # Postgres restart no request is handed a dead connection (tests/test_postgres_restart.py).
+    "default": {**database_from_url(DATABASE_URL), "CONN_MAX_AGE": 0, "CONN_HEALTH_CHECKS": True,
                 "OPTIONS": {"pool": DB_POOL, "options": VECTOR_SEARCH_OPTIONS, "server_side_binding": True, "prepare_threshold": 5}},
     "owner": {**database_from_url(DATABASE_OWNER_URL), "CONN_MAX_AGE": 0},
 }
@@ -157,6 +162,9 @@ JUDGE_VLLM_URL = os.environ.get("JUDGE_VLLM_URL", "http://127.0.0.1:8001/v1")
 JUDGE_VLLM_MODEL = os.environ.get("JUDGE_VLLM_MODEL", "Qwen/Qwen2.5-7B-Instruct")
 JUDGE_VLLM_API_KEY = os.environ.get("JUDGE_VLLM_API_KEY", "")
 JUDGE_TIMEOUT_SECONDS = float(os.environ.get("JUDGE_TIMEOUT_SECONDS", "20"))
+# A review `running` this long lost its worker (killed mid-review): the periodic hygiene_flush queues it again and
+# the next claim takes it. Longer than the slowest review (a batch of candidates x JUDGE_TIMEOUT_SECONDS x retries).
+HYGIENE_STALE_RUN_SECONDS = float(os.environ.get("HYGIENE_STALE_RUN_SECONDS", "600"))
 JUDGE_BATCH_SIZE = int(os.environ.get("JUDGE_BATCH_SIZE", "8"))
 EMBEDDING_BACKEND = os.environ.get("EMBEDDING_BACKEND", "onnx")  # onnx | torch (memory/embeddings.py)
 EMBEDDING_MODEL_DIR = Path(os.environ.get("EMBEDDING_MODEL_DIR", DATA_DIR / "models"))

@@ -2,7 +2,7 @@
 
 A queue outage never fails the write and loses nothing: the row stays `pending`, and `manage.py hygiene_flush`
 (run every 30 s by `make run`, a CronJob in k8s) queues whatever is still pending once Redis is back. A worker that
-dies mid-review leaves its row `running`: once that is older than STALE_RUN the same flush queues it again too.
+dies mid-review leaves its row `running`: once that is older than stale_run() the same flush queues it again too.
 """
 import logging
 from datetime import timedelta
@@ -22,7 +22,10 @@ from tenants import rls
 
 logger = logging.getLogger(__name__)
 
-STALE_RUN = timedelta(minutes=10)  # a review "running" this long lost its worker; it may be claimed again
+
+def stale_run() -> timedelta:
+    """How long a review may stay `running` before its worker is taken for dead and it may be claimed again."""
+    return timedelta(seconds=settings.HYGIENE_STALE_RUN_SECONDS)
 
 
 @lru_cache(maxsize=1)
@@ -57,7 +60,7 @@ def review_enqueue(*, review_id: int, org_id: UUID, user_id: UUID | None) -> boo
 
 def unsafe_pending_reviews(*, older_than: timedelta, states: tuple[str, ...] = (Review.State.PENDING,)):
     """Reviews waiting in every organization: in `states` for longer than `older_than`, or running for longer than
-    STALE_RUN (their worker died; the claim takes them again). Cross-tenant, so it reads through the owner alias
+    stale_run() (their worker died; the claim takes them again). Cross-tenant, so it reads through the owner alias
     (BYPASSRLS): ids only, for re-queueing; each job then runs under its own tenant's identity."""
     now = timezone.now()
     with connections[rls.UNSAFE_ALL_TENANTS].cursor() as cursor:
@@ -65,7 +68,7 @@ def unsafe_pending_reviews(*, older_than: timedelta, states: tuple[str, ...] = (
             "SELECT r.id, r.org_id, m.owner_id FROM hygiene_review r JOIN memory_memory m ON m.id = r.memory_id"
             " WHERE (r.state = ANY(%s) AND r.updated_at < %s) OR (r.state = %s AND r.updated_at < %s)"
             " ORDER BY r.id LIMIT 1000",
-            [list(states), now - older_than, Review.State.RUNNING, now - STALE_RUN],
+            [list(states), now - older_than, Review.State.RUNNING, now - stale_run()],
         )
         return cursor.fetchall()
 

@@ -17,7 +17,7 @@ from config.errors import Code, Invalid, NotFound
 from config.errors import Conflict as ConflictError
 from hygiene.judge import Judge, Pair
 from hygiene.models import Conflict, Review, Verdict
-from hygiene.outbox import STALE_RUN
+from hygiene.outbox import stale_run
 from memory import lifecycle
 from memory.models import Link, Memory
 from tenants.auth import Principal, load_principal, require_authoritative
@@ -39,7 +39,7 @@ class Candidate:
 
 def _claim(review_id: int) -> bool:
     claimable = Q(state__in=[Review.State.PENDING, Review.State.UNAVAILABLE]) | Q(
-        state=Review.State.RUNNING, updated_at__lt=timezone.now() - STALE_RUN
+        state=Review.State.RUNNING, updated_at__lt=timezone.now() - stale_run()
     )
     claimed = Review.objects.filter(claimable, pk=review_id).update(
         state=Review.State.RUNNING, attempts=F("attempts") + 1, updated_at=timezone.now()

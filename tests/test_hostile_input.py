@@ -3,14 +3,11 @@
 import base64
 import http.client
 import json
-import subprocess
 
 import pytest
-from django.conf import settings
 
-from config.launcher import reap, server_command, server_env, wait_until_serving
 from tests.conftest import build_tenant
-from tests.test_served_stack import _spare_port, _url
+from tests.stack import served, stack_env
 
 MEM = "mem_01HZZZZZZZZZZZZZZZZZZZZZZZ"
 CON = "cfl_01HZZZZZZZZZZZZZZZZZZZZZZZ"
@@ -135,14 +132,7 @@ def test_oversized_headers_on_the_served_stack_are_401_in_the_envelope(committed
     """make run's server (uvicorn with httptools) passes header blocks of any size seen on to Django, which answers
     them in the envelope (the issue saw an HTML 431 from another server in front)."""
     build_tenant("acme")
-    port = _spare_port()
-    env = {**server_env(1), "DATABASE_URL": _url("default"), "DATABASE_OWNER_URL": _url("owner"),
-           "REDIS_URL": settings.REDIS_URL}
-    with open(tmp_path / "server.log", "w") as log:
-        server = subprocess.Popen(server_command("127.0.0.1", port, 1), env=env, cwd=settings.BASE_DIR,
-                                  stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        wait_until_serving(f"http://127.0.0.1:{port}/healthz", server)
+    with served(stack_env(), tmp_path / "server.log") as port:
         for value in ["zm_" + "x" * 8_000, "zm_" + "x" * 70_000, "zm_" + "x" * 200_000, "\u00e9" * 70_000]:
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
             try:
@@ -152,5 +142,3 @@ def test_oversized_headers_on_the_served_stack_are_401_in_the_envelope(committed
                 assert json.loads(response.read())["error"]["code"] == "unauthenticated"
             finally:
                 connection.close()
-    finally:
-        reap(server)

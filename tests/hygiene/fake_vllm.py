@@ -14,12 +14,18 @@ class FakeVllm:
         self.requests: list[dict] = []
         self.verdict = {"relation": "supersedes", "confidence": 0.95, "rationale": "newer value"}
         self.fail_next = 0  # answer this many requests with 503 first
+        self.delay = 0.0  # wait this long before answering (a slow or hung judge); close() ends the wait
+        self.received = threading.Event()  # set when a request arrives: a worker is in the middle of a review
+        self._closing = threading.Event()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802 - the http.server API
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
+                server.received.set()
+                if server.delay and server._closing.wait(server.delay):
+                    return None  # closing: the client has long given up
                 if server.fail_next:
                     server.fail_next -= 1
                     return self._send(503, {"error": "overloaded"})
@@ -59,4 +65,5 @@ class FakeVllm:
         return None
 
     def close(self) -> None:
+        self._closing.set()
         self.httpd.shutdown()

@@ -1,7 +1,7 @@
 """The hygiene pipeline end to end: real commits, a real Redis, a real RQ worker (burst), the embedded judge or
 the vLLM client against a local OpenAI-compatible test server."""
-import redis
 from django.core.management import call_command
+from django_rq.connection_utils import get_redis_connection
 from rq import Queue
 
 from hygiene.models import Conflict, Review, Verdict
@@ -114,7 +114,8 @@ def test_running_a_review_again_changes_nothing(api, work, fake_vllm):
 def test_a_queue_outage_at_commit_loses_nothing(api, work, queue, monkeypatch, fake_vllm):
     acme = build_tenant("acme")
     remember(api, acme.member_token, "Grafana lives at grafana.acme.test.")
-    dead = Queue("default", connection=redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2))
+    # Connected the way the app connects (django_rq): a plain redis.Redis retries a refused connection for 4 s.
+    dead = Queue("default", connection=get_redis_connection({"URL": "redis://127.0.0.1:1/0"}))
     monkeypatch.setattr("hygiene.outbox.review_queue", lambda: dead)
     new = remember(api, acme.member_token, "Grafana moved to metrics.acme.test.")  # the write still succeeds
     assert [r.state for r in state(acme, Review, memory_id=new)] == ["pending"]

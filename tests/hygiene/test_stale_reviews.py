@@ -6,7 +6,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from hygiene.models import Review
-from hygiene.services import STALE_RUN
+from hygiene.outbox import stale_run
 from tenants import rls
 from tests.conftest import build_tenant
 
@@ -35,7 +35,7 @@ def test_the_periodic_flush_requeues_a_review_whose_worker_died(api, queue, work
     queue.empty()  # the jobs died with their worker: only the rows are left
     with rls.tenant_scope(acme.scope):
         # Claimed (running) by a worker that crashed: one long ago, one a moment ago (maybe still at work).
-        Review.objects.filter(memory_id=stale).update(state="running", updated_at=timezone.now() - STALE_RUN * 1.1)
+        Review.objects.filter(memory_id=stale).update(state="running", updated_at=timezone.now() - stale_run() * 1.1)
         Review.objects.filter(memory_id=fresh).update(state="running", updated_at=timezone.now() - timedelta(minutes=1))
     assert flush() == "queued 1 review(s)"
     work()

@@ -173,10 +173,11 @@ def test_only_undeclared_writes_are_queued_for_review(remember, acme, django_cap
 
 
 def test_a_queue_outage_never_fails_the_write(remember, acme, monkeypatch, django_capture_on_commit_callbacks):
-    import redis
+    from django_rq.connection_utils import get_redis_connection
     from rq import Queue
 
-    dead = Queue("default", connection=redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2))
+    # Connected the way the app connects (django_rq): a plain redis.Redis retries a refused connection for 4 s.
+    dead = Queue("default", connection=get_redis_connection({"URL": "redis://127.0.0.1:1/0"}))
     monkeypatch.setattr("hygiene.outbox.review_queue", lambda: dead)
     with django_capture_on_commit_callbacks(execute=True):
         body = remember(acme.member_token, "Written while Redis is down.")

@@ -8,7 +8,7 @@ from hygiene.outbox import flush
 
 class Command(BaseCommand):
     help = ("Queue the reviews still pending in the outbox (after a Redis outage) and those left running by a dead "
-            "worker (stale after hygiene.outbox.STALE_RUN). --every N repeats every N seconds.")
+            "worker (stale after HYGIENE_STALE_RUN_SECONDS). --every N repeats every N seconds.")
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--every", type=int, default=0, help="repeat every N seconds (0: once)")
