@@ -12,3 +12,10 @@ def pytest_terminal_summary(terminalreporter):
             f"fuzz: {sum(cases.values())} cases over {operations} operations"
             f" ({', '.join(f'{kind} token {n}' for kind, n in by_kind.items())});"
             f" answers by status: {dict(sorted(test_fuzz_api.STATUSES.items()))}")
+    properties = sys.modules.get("tests.fuzz.test_lifecycle_properties")
+    if properties is not None and properties.STEPS:
+        steps = dict(properties.STEPS)
+        sequences = steps.pop("sequences", 0)
+        terminalreporter.write_line(
+            f"lifecycle properties: {sequences} sequences, {sum(steps.values())} steps, invariants checked after each;"
+            f" steps by answer: {dict(sorted(steps.items()))}")
