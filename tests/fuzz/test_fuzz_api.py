@@ -5,13 +5,14 @@ Each operation runs three times: with a valid token of the seeded tenant (admin 
 its status is documented for the operation, and its body matches the document: schemathesis's own checks, and the
 closed check of tests/openapi.py (every error in the envelope {"error": {"code", "message", "details"}}). Another
 tenant's answers never carry an id of the seeded tenant that the request did not name itself, and an invalid token
-gets 401 whatever else is wrong with the request.
+gets 401 on every path that reaches a view, whatever else is wrong with the request.
 
 The seeded rows are committed once per module; each operation's cases run in a transaction that is rolled back, so
 one operation's writes (a revoked token, a forgotten memory) do not leak into the next. Ids in paths and bodies are
 often replaced by real ones, so that cases reach existing rows and not only 404s.
 
-ZM_FUZZ_EXAMPLES sets the examples per operation and token kind (default 25; `make fuzz` runs more).
+ZM_FUZZ_EXAMPLES sets the generated examples per operation and token kind (default 25; `make fuzz` runs more);
+schemathesis's coverage phase adds its own deterministic cases (boundary values, missing fields, wrong methods).
 """
 import json
 import os
@@ -42,9 +43,10 @@ from tenants.services import _token_create
 from tests.conftest import build_tenant, truncate_all_tables
 from tests.openapi import ValidatingClient, check_response
 
-STATUSES: Counter = Counter()  # status -> answers
 EXAMPLES = int(os.environ.get("ZM_FUZZ_EXAMPLES", "25"))
-CASES: Counter = Counter()  # (operation label, token kind) -> cases sent; reported by tests/fuzz/conftest.py
+# Reported by tests/fuzz/conftest.py after the run.
+CASES: Counter = Counter()  # (operation label, token kind) -> cases sent
+STATUSES: Counter = Counter()  # status -> answers
 
 schema = schemathesis.openapi.from_wsgi("/api/schema/", WSGIHandler())
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
