@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench soak install clean-data backup restore
+.PHONY: run test fuzz bench soak install clean-data backup restore
 
 $(STAMP): pyproject.toml
 	@echo "[zero-memory] creating $(VENV) and installing the project (first time: a few minutes)"
@@ -19,6 +19,14 @@ run: $(STAMP)
 
 test: $(STAMP)
 	@$(VENV)/bin/python -m config.launcher test $(PYTEST_ARGS)
+
+# The gauntlet of tests/fuzz run longer than in `make test`: more fuzz cases per operation and token kind, more
+# lifecycle sequences, e.g. make fuzz FUZZ_EXAMPLES=1000 PROPERTY_EXAMPLES=2000
+FUZZ_EXAMPLES ?= 300
+PROPERTY_EXAMPLES ?= 500
+fuzz: $(STAMP)
+	@ZM_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) ZM_PROPERTY_EXAMPLES=$(PROPERTY_EXAMPLES) \
+		$(VENV)/bin/python -m config.launcher test tests/fuzz $(PYTEST_ARGS)
 
 # Benchmarks against the embedded services, e.g. make bench ARGS="recall --memories 100000"
 bench: $(STAMP)
