@@ -1,6 +1,8 @@
 """The numbers of the gauntlet: how many cases the fuzzer and the property tests ran, printed after the tests."""
 import sys
 
+import pytest
+
 
 def pytest_terminal_summary(terminalreporter):
     test_fuzz_api = sys.modules.get("tests.fuzz.test_fuzz_api")
@@ -19,3 +21,10 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(
             f"lifecycle properties: {sequences} sequences, {sum(steps.values())} steps, invariants checked after each;"
             f" steps by answer: {dict(sorted(steps.items()))}")
+
+
+@pytest.fixture(autouse=True)
+def no_rate_limit(settings):
+    """Thousands of requests a minute on a few tokens: the fuzzing and the properties test the API, not its rate
+    limit (tests/tenants/test_rate_limits.py does)."""
+    settings.RATE_LIMIT_PER_MINUTE = 0
