@@ -7,6 +7,7 @@ from django.core.exceptions import DisallowedHost, PermissionDenied, RequestData
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError, connection, transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 from psycopg.errors import QueryCanceled
 from rest_framework import exceptions, status
@@ -185,8 +186,27 @@ class DatabaseUnavailableMiddleware:
         return None
 
 
+def error_page(request: HttpRequest, status: int, message: str, *, principal=None,
+               headers: dict | None = None) -> HttpResponse:
+    """An error as a web page (tenants/pages.py); ``principal`` keeps the navigation for a signed-in user."""
+    titles = {400: "That did not work", 403: "Not allowed", 404: "Not found", 409: "Conflict",
+              410: "Link no longer valid", 429: "Slow down"}
+    context = {"title": titles.get(status, "Error"), "status": status, "message": message, "principal": principal}
+    response = render(request, "zm/error.html", context, status=status)
+    for name, value in (headers or {}).items():
+        response[name] = value
+    return response
+
+
+def _wants_page(request: HttpRequest) -> bool:
+    # Everything outside the API and the MCP endpoint is a web page: its errors are pages too.
+    return not request.path.startswith(("/api/", "/mcp"))
+
+
 @csrf_exempt  # it reads and writes nothing: a POST to an unknown path is 404, not Django's CSRF page
-def not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if _wants_page(request):
+        return error_page(request, 404, "No such page.")
     return JsonResponse(envelope(Code.NOT_FOUND, "No such resource."), status=404)
 
 
@@ -203,8 +223,11 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Jso
     return JsonResponse(envelope(Code.BAD_REQUEST, "The request was rejected as malformed."), status=400)
 
 
-def csrf_failure(request: HttpRequest, reason: str = "") -> JsonResponse:
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """CSRF_FAILURE_VIEW: a cookie-session POST without its CSRF token (API views check it through DRF instead)."""
+    if _wants_page(request):
+        message = "This form expired or was sent from elsewhere (CSRF check). Go back, reload the page and try again."
+        return error_page(request, 403, message)
     return JsonResponse(envelope(Code.CSRF_FAILED, f"CSRF check failed: {reason}"), status=403)
 
 

@@ -165,8 +165,11 @@ def run() -> int:
         url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
         wait_until_serving(f"{url}/healthz", server)
         say("ready")
+        sign_in = subprocess.run([*MANAGE, "sign_in_link", "--org", "demo", "--email", "demo@example.com"],
+                                 check=True, capture_output=True, text=True).stdout.strip()
         print(
-            f"\n  API:        {url}/api/v1/  (health: /healthz, schema: /api/schema/)\n"
+            f"\n  web:        {url}/  (sign in once with: {sign_in} )\n"
+            f"  API:        {url}/api/v1/  (health: /healthz, schema: /api/schema/)\n"
             f"  demo token: {token}\n"
             f"  try:        curl -H 'Authorization: Bearer {token}' {url}/api/v1/me\n"
             f"  data:       {settings.DATA_DIR}\n"

@@ -46,6 +46,10 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.security.ContentSecurityPolicyMiddleware",
+    # The pages' own CSS and scripts, served by the app itself (no CDN, no collectstatic step): whitenoise finds them
+    # in each app's static/ folder at start-up and serves them with cache headers.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "config.errors.DatabaseUnavailableMiddleware",  # a database failure outside DRF: 503, not 500
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -67,6 +71,8 @@ SECURE_SSL_REDIRECT = _env_bool("SECURE_SSL_REDIRECT", HTTPS)
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 SESSION_COOKIE_SECURE = _env_bool("SESSION_COOKIE_SECURE", HTTPS)
 CSRF_COOKIE_SECURE = _env_bool("CSRF_COOKIE_SECURE", HTTPS)
+CSRF_COOKIE_HTTPONLY = True  # no script of ours reads it: forms carry the token
+SESSION_COOKIE_AGE = int(os.environ.get("SESSION_COOKIE_AGE", str(14 * 24 * 3600)))
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(365 * 24 * 3600 if HTTPS else 0)))
 SECURE_HSTS_INCLUDE_SUBDOMAINS = _env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
 SECURE_HSTS_PRELOAD = _env_bool("SECURE_HSTS_PRELOAD", False)
@@ -173,15 +179,27 @@ EMBEDDING_THREADS = int(os.environ.get("EMBEDDING_THREADS", "0"))
 
 AUTH_USER_MODEL = "tenants.User"
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 10}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# The web pages (tenants/pages.py). Sign-in links (`manage.py bootstrap`, an admin adding a user) are absolute URLs
+# on PUBLIC_URL, work once, and expire after SIGN_IN_LINK_HOURS. Failed password sign-ins are throttled per account:
+# SIGN_IN_FAILURES within SIGN_IN_FAILURE_MINUTES lock that account's password sign-in until the window ends.
+PUBLIC_URL = os.environ.get("PUBLIC_URL", f"http://127.0.0.1:{os.environ.get('PORT', '8000')}").rstrip("/")
+SIGN_IN_LINK_HOURS = float(os.environ.get("SIGN_IN_LINK_HOURS", "24"))
+SIGN_IN_FAILURES = int(os.environ.get("SIGN_IN_FAILURES", "5"))
+SIGN_IN_FAILURE_MINUTES = int(os.environ.get("SIGN_IN_FAILURE_MINUTES", "15"))
+LOGIN_URL = "/sign-in"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = False
 USE_TZ = True
-STATIC_URL = "static/"
+STATIC_URL = "/static/"
+WHITENOISE_USE_FINDERS = True
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -26,6 +26,8 @@ urlpatterns = [
         name="schema",
     ),
     path("api/v1/", include(api_v1)),
+    # The web pages (tenants/pages.py): sign-in, the feed at /, memories, conflicts, loops, sources, /org/.
+    path("", include("tenants.page_urls")),
 ]
 
 handler400 = errors.bad_request

@@ -129,16 +129,22 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         return 'Bearer realm="zero-memory"'
 
 
+def session_identity(session) -> Identity | None:
+    """A signed-in web user acting in the organization chosen at sign-in (tenants/sign_in.py stores both)."""
+    user_id, org_id = session.get(SESSION_KEY), session.get(SESSION_ORG_KEY)
+    if not user_id or not org_id:
+        return None
+    return Identity(
+        scope=rls.Scope(org_id=UUID(org_id), user_id=UUID(user_id)), session_hash=session.get(HASH_SESSION_KEY, "")
+    )
+
+
 class OrgSessionAuthentication(authentication.SessionAuthentication):
-    """A logged-in web user acting in the organization chosen at login (stored in the session)."""
+    """The web pages' session, for API calls made from a signed-in browser (CSRF enforced)."""
 
     def authenticate(self, request):
-        session = request._request.session
-        user_id, org_id = session.get(SESSION_KEY), session.get(SESSION_ORG_KEY)
-        if not user_id or not org_id:
+        identity = session_identity(request._request.session)
+        if identity is None:
             return None
         self.enforce_csrf(request)
-        identity = Identity(
-            scope=rls.Scope(org_id=UUID(org_id), user_id=UUID(user_id)), session_hash=session.get(HASH_SESSION_KEY, "")
-        )
         return identity, identity

@@ -80,9 +80,18 @@ class _Limiter:
                     self.skip_until = time.monotonic() + FAIL_OPEN_SECONDS
             return None
 
+    def peek(self, key: str) -> int | None:
+        """The count in a window without adding to it, or None while Redis is unavailable."""
+        if time.monotonic() < self.skip_until:
+            return None
+        try:
+            return int(self.window_script.registered_client.get(key) or 0)
+        except redis.RedisError:
+            return None
+
 
 @lru_cache(maxsize=4)
-def _limiter(url: str) -> _Limiter:
+def limiter_for(url: str) -> _Limiter:
     return _Limiter(url)
 
 
@@ -92,7 +101,7 @@ def rate_limit_check(identity: Identity) -> None:
     if limit <= 0:
         return
     caller = f"tok:{identity.token_id}" if identity.token_id else f"user:{identity.scope.user_id}"
-    counted = _limiter(settings.REDIS_URL).count(f"zm:rate:{caller}", window * 1000)
+    counted = limiter_for(settings.REDIS_URL).count(f"zm:rate:{caller}", window * 1000)
     if counted is None:
         return
     count, ms_left = counted

@@ -12,7 +12,7 @@ from tenants.auth import Principal, hash_secret, require_authoritative
 from tenants.models import ApiToken, Membership, Organization, Project, ProjectMember, User
 
 
-def _lookup(function: str, key: str) -> uuid.UUID | None:
+def id_lookup(function: str, key: str) -> uuid.UUID | None:
     # The narrow SECURITY DEFINER lookups of migration 0002: an id for an exact key, nothing more.
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {function}(%s)", [key])
@@ -22,7 +22,7 @@ def _lookup(function: str, key: str) -> uuid.UUID | None:
 def _user_for_email(email: str) -> User:
     """The global user with this email, created if nobody has it yet (it may belong to another organization)."""
     email = email.strip().lower()
-    user_id = _lookup("zm_user_id_for_email", email)
+    user_id = id_lookup("zm_user_id_for_email", email)
     if user_id is None:
         return User.objects.create_user(email=email)
     return User(id=user_id, email=email)
@@ -40,8 +40,8 @@ class Bootstrap:
 def org_bootstrap(*, org_slug: str, admin_email: str, project_slugs: list[str]) -> Bootstrap:
     """Create whatever is missing of org, admin and projects, and always issue a new admin token."""
     with transaction.atomic():
-        org_id = _lookup("zm_org_id_for_slug", org_slug) or uuid.uuid4()
-        user_id = _lookup("zm_user_id_for_email", admin_email.strip().lower()) or uuid.uuid4()
+        org_id = id_lookup("zm_org_id_for_slug", org_slug) or uuid.uuid4()
+        user_id = id_lookup("zm_user_id_for_email", admin_email.strip().lower()) or uuid.uuid4()
     with rls.tenant_scope(rls.Scope(org_id=org_id, user_id=user_id)):
         org, _ = Organization.objects.get_or_create(id=org_id, defaults={"slug": org_slug, "name": org_slug})
         user = User.objects.filter(pk=user_id).first() or User.objects.create_user(id=user_id, email=admin_email)

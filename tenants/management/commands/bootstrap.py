@@ -4,11 +4,14 @@ from django.core.management.base import BaseCommand, CommandError
 from django.core.validators import validate_email, validate_slug
 from django.core.exceptions import ValidationError
 
+from tenants import rls
 from tenants.services import org_bootstrap
+from tenants.sign_in import sign_in_link
 
 
 class Command(BaseCommand):
-    help = "Create an organization, its admin and projects where missing, and print a new admin token as JSON."
+    help = ("Create an organization, its admin and projects where missing, and print a new admin token and a one-time "
+            "web sign-in link (sign_in_url) as one JSON line.")
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--org", required=True, help="organization slug")
@@ -24,6 +27,8 @@ class Command(BaseCommand):
         except ValidationError as error:
             raise CommandError(f"invalid argument: {error.messages[0]}")
         result = org_bootstrap(org_slug=org, admin_email=admin, project_slugs=project)
+        with rls.tenant_scope(rls.Scope(org_id=result.org.id, user_id=result.user.id)):
+            url = sign_in_link(result.user.id, result.org.id)
         line = {
             "org": result.org.slug,
             "user": result.user.email,
@@ -31,5 +36,6 @@ class Command(BaseCommand):
             "token": result.secret,
             "token_id": result.token.id,
             "projects": [p.slug for p in result.projects],
+            "sign_in_url": url,
         }
         self.stdout.write(json.dumps(line))

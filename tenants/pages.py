@@ -1,0 +1,82 @@
+"""The base class of every signed-in web page: the same identity, the same one transaction as the API.
+
+A page is a Django view whose handler renders a template inside the caller's scope (tenants/rls.py, the rule):
+the session resolves to an ``Identity`` (tenants/auth.py, the same function the API uses), then the optional
+``prepare_<method>`` runs outside any transaction (embedding a search or a correction), then one transaction opens
+as the caller, the principal is loaded, and the handler runs the same services and selectors the API does. A domain
+error renders the error page with its status; any answer of 400 or more rolls the transaction back.
+"""
+from django.contrib.auth import logout
+from django.contrib.auth.views import redirect_to_login
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views import View
+from rest_framework.exceptions import AuthenticationFailed
+
+from config.errors import Code, DomainError, Forbidden, Invalid, NotFound, error_page
+from config.parsers import text_problem
+from tenants import rls
+from tenants.auth import Principal, principal_for, session_identity
+from tenants.ratelimit import rate_limit_check
+
+
+class _SessionEnded(Exception):
+    """The session's user left the organization or changed password: sign in again."""
+
+
+class TenantPage(View):
+    """A page as the signed-in user. Subclasses set ``template_name`` and ``nav`` and write ``get``/``post`` that
+    call ``self.page(context)``; members and admins see what the API shows them, nothing more."""
+
+    template_name = ""
+    nav = ""  # which item of the main navigation is this page's
+    admin_only = False
+
+    def dispatch(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        identity = session_identity(request.session)
+        if identity is None:
+            return redirect_to_login(request.get_full_path())
+        handler = getattr(self, request.method.lower(), None)
+        if request.method.lower() not in self.http_method_names or handler is None:
+            return self.http_method_not_allowed(request, *args, **kwargs)
+        self.principal: Principal | None = None
+        try:
+            self.check_path_and_query(request, kwargs)
+            rate_limit_check(identity)
+            prepare = getattr(self, f"prepare_{request.method.lower()}", None)
+            self.prepared = prepare(request, *args, **kwargs) if prepare else None
+            with rls.tenant_scope(identity.scope):
+                try:
+                    self.principal = principal_for(identity)
+                except AuthenticationFailed:
+                    raise _SessionEnded
+                if self.admin_only and not self.principal.is_admin:
+                    raise Forbidden(Code.ADMIN_ONLY, "Only organization admins may open this page.")
+                response = handler(request, *args, **kwargs)
+                if response.status_code >= 400:
+                    transaction.set_rollback(True)
+            return response
+        except _SessionEnded:
+            logout(request)
+            return redirect_to_login(request.get_full_path())
+        except DomainError as error:
+            return error_page(request, error.status, error.message, principal=self.principal, headers=error.headers)
+        except Http404:
+            return error_page(request, 404, "No such page.", principal=self.principal)
+
+    @staticmethod
+    def check_path_and_query(request: HttpRequest, kwargs: dict) -> None:
+        """What Postgres cannot store never reaches it: an id with a NUL is an unknown id, a query value one is 400."""
+        for value in kwargs.values():
+            if isinstance(value, str) and text_problem(value):
+                raise NotFound(Code.NOT_FOUND, "No such page.")
+        for name, values in request.GET.lists():
+            for value in [name, *values]:
+                if problem := text_problem(value):
+                    raise Invalid(Code.INVALID, f"{name}: {problem}")
+
+    def page(self, context: dict | None = None, *, status: int = 200, template: str | None = None) -> HttpResponse:
+        """Render now, inside the transaction: querysets in the context are read as the caller."""
+        context = {"principal": self.principal, "nav": self.nav, **(context or {})}
+        return render(self.request, template or self.template_name, context, status=status)
