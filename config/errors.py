@@ -199,8 +199,8 @@ def error_page(request: HttpRequest, status: int, message: str, *, principal=Non
 
 
 def _wants_page(request: HttpRequest) -> bool:
-    # Everything outside the API and the MCP endpoint is a web page: its errors are pages too.
-    return not request.path.startswith(("/api/", "/mcp"))
+    # Everything outside the API, the MCP endpoint and the health probe is a web page: its errors are pages too.
+    return not request.path.startswith(("/api/", "/mcp", "/healthz"))
 
 
 @csrf_exempt  # it reads and writes nothing: a POST to an unknown path is 404, not Django's CSRF page
