@@ -27,6 +27,7 @@ from tenants.models import Project
 
 CHANNEL_DEPTH = 50  # candidates taken from each channel before fusion
 RRF_K = 60
+DIRECTIONAL = "supersedes"  # the judge's relation that says which of two conflicting memories is newer truth
 VECTOR_WEIGHT = 1.0
 TEXT_WEIGHT = 1.0  # words count as much as meaning when every query term matches (see _text_channel)
 
@@ -53,6 +54,9 @@ class Hit:
     conflicts_with: list[str] = field(default_factory=list)
     supersede_reason: str | None = None
     partner_of: str | None = None  # set when the hit is only here as an open-conflict partner
+    # Open conflicts judged "supersedes" (the newer probably replaces the older): ids of the other side.
+    probably_replaces: list[str] = field(default_factory=list)
+    probably_replaced_by: list[str] = field(default_factory=list)
     found_via: str | None = None  # an earlier version of this memory that matched the query
 
 
@@ -245,6 +249,11 @@ def memory_recall(
         },
         "fusion": f"reciprocal rank fusion: {VECTOR_WEIGHT}/({RRF_K}+vector_rank) + {TEXT_WEIGHT}/({RRF_K}+text_rank)",
         "age_penalty": None,
+        "conflict_order": {
+            "rule": f"of two memories in an open conflict judged '{DIRECTIONAL}', the newer comes right before the"
+                    " older, both flagged in_conflict; other conflicts keep relevance order",
+            "pairs": [[hit.memory.id, older] for hit in hits for older in hit.probably_replaces],
+        },
         "timings_ms": {**steps.rounded(), "total": round(sum(steps.ms.values()), 2)},
     }
     return RecallResult(hits=hits, warnings=warnings, trace=trace)
@@ -328,11 +337,58 @@ def _as_it_stood(memory: Memory, as_of: datetime) -> None:
     memory.invalidated_at = memory.invalidated_reason = memory.invalidated_by = None
 
 
-def _annotate(hits: list[Hit], q: RecallQuery) -> list[tuple[Memory, Check]]:
-    """Flags, successors' reasons, open-conflict partners (added next to their partner) and failed-check warnings.
+def _with_partners(hits: list[Hit], conflicts: list[Conflict], partner_memories: dict[str, Memory], k: int) -> list[Hit]:
+    """Each hit with its open-conflict partners, ``k`` in all, and the judge's direction applied (API.md).
 
-    Partners count towards ``k``: each goes right after its hit and pushes the lowest-ranked hits out; a partner that
-    does not fit is left out (its hit still says ``in_conflict`` and ``conflicts_with``).
+    A partner that is not a hit of its own goes right after its hit; but of two memories in an open conflict judged ``supersedes`` (the newer
+    probably replaces the older), the newer goes right before the older, at the better of their two places. That
+    ranks without retiring: both stay live and flagged ``in_conflict`` until a person resolves the conflict or a
+    writer declares the supersede. A conflict without a direction (contradicts, duplicate) keeps relevance order.
+    Partners count towards ``k`` and push the lowest-ranked hits out.
+    """
+    pool = {hit.memory.id: hit for hit in hits}
+    partners: dict[str, list[str]] = {}
+    newer_of: dict[str, list[str]] = {}
+    for conflict in conflicts:
+        partners.setdefault(conflict.a_id, []).append(conflict.b_id)
+        partners.setdefault(conflict.b_id, []).append(conflict.a_id)
+        if conflict.relation == DIRECTIONAL:
+            newer_of.setdefault(conflict.a_id, []).append(conflict.b_id)
+    ordered: list[Hit] = []
+    placed: set[str] = set()
+
+    def place(memory_id: str, partner_of: Hit | None) -> None:
+        if memory_id in placed or len(ordered) == k:
+            return
+        hit = pool.get(memory_id)
+        if hit is None:
+            if memory_id not in partner_memories:
+                return  # not live, or not visible
+            hit = Hit(memory=partner_memories[memory_id], score=partner_of.score, partner_of=partner_of.memory.id)
+        placed.add(memory_id)  # before the partners: a cycle of conflicts ends instead of recursing for ever
+        for newer in newer_of.get(memory_id, []):
+            place(newer, hit)
+        if len(ordered) < k:
+            ordered.append(hit)
+        for partner in partners.get(memory_id, []):
+            if partner not in pool:  # a partner that is a hit of its own keeps its own place
+                place(partner, hit)
+
+    for hit in hits:
+        place(hit.memory.id, None)
+    present = {hit.memory.id: hit for hit in ordered}
+    for older, newers in newer_of.items():
+        for newer in newers:
+            if older in present and newer in present:
+                present[newer].probably_replaces.append(older)
+                present[older].probably_replaced_by.append(newer)
+    return ordered
+
+
+def _annotate(hits: list[Hit], q: RecallQuery) -> list[tuple[Memory, Check]]:
+    """Flags, successors' reasons, open-conflict partners (``_with_partners``) and failed-check warnings.
+
+    A partner that does not fit in ``k`` is left out; its hit still says ``in_conflict`` and ``conflicts_with``.
     """
     now = q.as_of or timezone.now()
     ids = [hit.memory.id for hit in hits]
@@ -343,16 +399,7 @@ def _annotate(hits: list[Hit], q: RecallQuery) -> list[tuple[Memory, Check]]:
         partners.setdefault(conflict.b_id, []).append(conflict.a_id)
     missing = {p for i in ids for p in partners.get(i, []) if p not in ids}
     partner_memories = {m_id: m for m_id, m in _load(list(missing)).items() if m.is_live}
-    with_partners: list[Hit] = []
-    for hit in hits:
-        if len(with_partners) == q.k:
-            break
-        with_partners.append(hit)
-        for partner_id in partners.get(hit.memory.id, []):
-            if partner_id in partner_memories and len(with_partners) < q.k:
-                with_partners.append(Hit(memory=partner_memories.pop(partner_id), score=hit.score,
-                                         partner_of=hit.memory.id))
-    hits[:] = with_partners
+    hits[:] = _with_partners(hits, conflicts, partner_memories, q.k)
 
     all_ids = [hit.memory.id for hit in hits]
     failed = {}

@@ -94,6 +94,12 @@ def _why(hit: recall.Hit) -> dict:
         notes.append(f"through its earlier version {hit.found_via}")
     if hit.partner_of:
         notes.append(f"shown because it is in an open conflict with {hit.partner_of}")
+    if hit.probably_replaces:
+        notes.append(f"ranked before {', '.join(hit.probably_replaces)}: the judge found it probably replaces it"
+                     " (open conflict, not yet decided)")
+    if hit.probably_replaced_by:
+        notes.append(f"probably replaced by {', '.join(hit.probably_replaced_by)} (judged in an open conflict, not yet"
+                     " decided): ranked after it, still live")
     if "superseded" in hit.flags:
         reason = f": {hit.supersede_reason}" if hit.supersede_reason else ""
         notes.append(f"superseded by {hit.memory.superseded_by_id}{reason}")

@@ -226,3 +226,60 @@ def test_as_of_with_history_orders_and_shows_versions_as_they_stood(remember, re
     shown = {r["memory"]["id"]: r for r in body["results"]}
     assert shown[v2]["memory"]["status"] == "live" and shown[v2]["flags"] == []
     assert shown[v1]["flags"] == ["superseded"] and shown[v1]["superseded_by"] == v2
+
+
+def _judged(acme, older: str, newer: str, relation: str = "supersedes") -> None:
+    with rls.tenant_scope(acme.scope):
+        Conflict.objects.create(org=acme.org, a_id=older, b_id=newer, relation=relation, confidence=0.7,
+                                judge="local", rationale="same subject, new value")
+
+
+def test_an_open_conflict_judged_supersedes_ranks_the_newer_first_without_retiring(remember, recall, api, acme):
+    old = remember(acme.member_token, "The staging database runs on Postgres 14.")["memory"]["id"]
+    new = remember(acme.member_token, "Staging moved to PG 17 last week.")["memory"]["id"]
+    remember(acme.member_token, "Production backups run nightly at 02:00.")
+    question = "Which Postgres version does staging run?"
+    assert ids(recall(acme.member_token, question))[0] == old  # worded like the question: first on relevance alone
+    _judged(acme, old, new)
+    body = recall(acme.member_token, question)
+    assert ids(body)[:2] == [new, old]
+    first, second = body["results"][:2]
+    assert first["flags"] == second["flags"] == ["in_conflict"]  # both still live: nothing was retired
+    assert "probably replaces" in first["why"]["note"] and old in first["why"]["note"]
+    assert "probably replaced by" in second["why"]["note"] and new in second["why"]["note"]
+    assert body["trace"]["conflict_order"]["pairs"] == [[new, old]]
+    assert api(acme.member_token).get(f"/api/v1/memories/{old}").json()["memory"]["status"] == "live"
+    # With room for one answer, the probable successor is that answer.
+    assert ids(recall(acme.member_token, question, k=1)) == [new]
+
+
+def test_a_conflict_without_direction_keeps_relevance_order(remember, recall, acme):
+    old = remember(acme.member_token, "The staging database runs on Postgres 14.")["memory"]["id"]
+    new = remember(acme.member_token, "Staging moved to PG 17 last week.")["memory"]["id"]
+    _judged(acme, old, new, relation="contradicts")
+    body = recall(acme.member_token, "Which Postgres version does staging run?")
+    assert ids(body)[:2] == [old, new]
+    assert body["trace"]["conflict_order"]["pairs"] == []
+
+
+def test_a_resolution_decides_for_good(remember, recall, api, acme):
+    old = remember(acme.member_token, "The staging database runs on Postgres 14.")["memory"]["id"]
+    new = remember(acme.member_token, "Staging moved to PG 17 last week.")["memory"]["id"]
+    _judged(acme, old, new)
+    with rls.tenant_scope(acme.scope):
+        conflict_id = Conflict.objects.get(a_id=old).id
+    # A person keeps both: the judge's direction no longer orders them.
+    kept = api(acme.admin_token).post(f"/api/v1/conflicts/{conflict_id}/resolve", {"decision": "keep_both"},
+                                      format="json")
+    assert kept.status_code == 200
+    body = recall(acme.member_token, "Which Postgres version does staging run?")
+    assert ids(body)[:2] == [old, new] and all(r["flags"] == [] for r in body["results"][:2])
+
+
+def test_conflicts_that_form_a_cycle_still_answer(remember, recall, acme):
+    a = remember(acme.member_token, "The on-call rotation changes on Mondays.")["memory"]["id"]
+    b = remember(acme.member_token, "On-call now rotates every Wednesday.")["memory"]["id"]
+    _judged(acme, a, b)
+    _judged(acme, b, a)
+    body = recall(acme.member_token, "When does on-call rotate?")
+    assert sorted(ids(body)[:2]) == sorted([a, b]) and len(set(ids(body))) == len(ids(body))
