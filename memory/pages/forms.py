@@ -35,8 +35,9 @@ class FeedForm(ProjectChoiceMixin, forms.Form):
     project = forms.ChoiceField(label="Project", choices=[("", "Any project")], required=False)
     scope = forms.ChoiceField(label="Scope", choices=_any("Any scope", Memory.Scope.choices), required=False)
     # Not shown as fields: the pager carries them from page to page.
-    cursor = forms.CharField(required=False, max_length=500, widget=forms.HiddenInput)
-    limit = forms.IntegerField(required=False, min_value=1, max_value=MAX_PAGE_SIZE, widget=forms.HiddenInput)
+    cursor = forms.CharField(label="Page", required=False, max_length=500, widget=forms.HiddenInput)
+    limit = forms.IntegerField(label="Page size", required=False, min_value=1, max_value=MAX_PAGE_SIZE,
+                               widget=forms.HiddenInput)
 
     def clean_lifecycle(self) -> str:
         return self.cleaned_data["lifecycle"] or "live"  # the default hides retired versions

@@ -63,3 +63,241 @@ def test_the_feed_shows_the_newest_live_memories_first(acme, remember, admin_pag
         body = html(page)
         assert 'type="search" name="q"' in body and '<label for="id_q">Search' in body
         assert '<span class="badge open_loop">' not in body
+
+
+def test_signed_out_pages_redirect_to_sign_in(acme, remember):
+    memory_id = remember(acme.admin_token, "A fact nobody signed in may read.")["memory"]["id"]
+    for path in ["/", "/?q=fact", f"/memories/{memory_id}", "/loops", "/sources", "/sources/docs/a.md"]:
+        answer = Client().get(path)
+        assert answer.status_code == 302 and answer["Location"].startswith("/sign-in?next="), path
+    answer = Client().post(f"/memories/{memory_id}", {"action": "forget"})
+    assert answer.status_code == 302 and answer["Location"].startswith("/sign-in?next=")
+
+
+def test_feed_filters_by_lifecycle_kind_project_and_scope(acme, api, remember, admin_page, member_page):
+    old = remember(acme.admin_token, "Standup is at 9:15.", kind="fact", project="web")["memory"]
+    new = remember(acme.admin_token, "Standup is at 9:30.", kind="fact", project="web",
+                   links=[{"type": "supersedes", "dst": old["id"], "reason": "moved"}])["memory"]
+    decision = remember(acme.admin_token, "We ship on Thursdays.", kind="decision", project="ops")["memory"]
+    personal = remember(acme.admin_token, "I prefer tabs.", kind="preference", scope="personal")["memory"]
+    forgotten = remember(acme.admin_token, "An outdated note.", project="web")["memory"]
+    assert api(acme.admin_token).post(f"/api/v1/memories/{forgotten['id']}/forget", {}, format="json").status_code == 200
+
+    default = card_ids(admin_page.get("/"))
+    assert set(default) == {new["id"], decision["id"], personal["id"]}  # live only by default
+    superseded = admin_page.get("/?lifecycle=superseded")
+    assert card_ids(superseded) == [old["id"]] and '<span class="badge superseded">superseded</span>' in html(superseded)
+    assert card_ids(admin_page.get("/?lifecycle=forgotten")) == [forgotten["id"]]
+    assert set(card_ids(admin_page.get("/?lifecycle=all"))) == {old["id"], new["id"], decision["id"], personal["id"],
+                                                                forgotten["id"]}
+    assert card_ids(admin_page.get("/?kind=decision")) == [decision["id"]]
+    assert card_ids(admin_page.get("/?project=ops")) == [decision["id"]]
+    assert card_ids(admin_page.get("/?scope=personal")) == [personal["id"]]
+    assert card_ids(admin_page.get("/?project=web&kind=fact&lifecycle=all")) == [new["id"], old["id"]]
+    # The member is in web only: the admin's ops memory and personal memory are not theirs to see, as in the API.
+    api_ids = {m["id"] for m in api(acme.member_token).get("/api/v1/memories?lifecycle=all").json()["results"]}
+    assert set(card_ids(member_page.get("/?lifecycle=all"))) == api_ids == {old["id"], new["id"], forgotten["id"]}
+
+
+@pytest.mark.parametrize("query, field", [
+    ("lifecycle=bogus", "lifecycle"), ("kind=thought", "kind"), ("scope=team", "scope"), ("limit=0", "limit"),
+    ("limit=abc", "limit"), ("project=nope", "project"), ("q=x&lifecycle=forgotten", "lifecycle"),
+    (f"q={'x' * 16001}", "q"),
+])
+def test_feed_answers_a_bad_filter_with_the_form_and_400(acme, admin_page, query, field):
+    answer = admin_page.get(f"/?{query}")
+    assert answer.status_code == 400
+    assert 'class="errorlist' in html(answer)
+    if field == "limit":  # not a visible field: its error sits above the form
+        assert "Page size:" in html(answer)
+    else:
+        assert f'id="id_{field}_error"' in html(answer)
+    assert one_h1(answer) in {"Memories", "Search results"}
+
+
+def test_feed_project_filter_offers_only_the_members_projects(acme, member_page):
+    body = html(member_page.get("/"))
+    assert '<option value="web">' in body and '<option value="ops">' not in body
+    answer = member_page.get("/?project=ops")  # a project the member is not in: the API says 404; the form refuses it
+    assert answer.status_code == 400 and "Select a valid choice" in html(answer)
+
+
+def test_a_cursor_the_feed_did_not_write_is_400(acme, admin_page):
+    answer = admin_page.get("/?cursor=bm90IGEgY3Vyc29y")
+    assert answer.status_code == 400 and "cursor" in html(answer)
+
+
+def test_feed_pages_walk_every_memory_once(acme, remember, admin_page):
+    written = {remember(acme.admin_token, f"Numbered fact {i}: the value is {i * 7}.", project="web")["memory"]["id"]
+               for i in range(23)}
+    seen, path, pages = [], "/?limit=5&project=web", 0
+    while path:
+        page = admin_page.get(path)
+        assert page.status_code == 200
+        seen += card_ids(page)
+        pages += 1
+        found = re.search(r'<a href="(\?[^"]+)" rel="next">Older</a>', page.content.decode())
+        path = "/" + unescape(found.group(1)) if found else None
+        assert pages <= 6
+    assert pages == 5 and len(seen) == 23 and set(seen) == written
+
+
+def test_feed_query_count_does_not_grow_with_the_page(acme, remember, admin_page):
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert admin_page.get("/?limit=100&lifecycle=all").status_code == 200
+        return len(captured)
+
+    for i in range(5):
+        remember(acme.admin_token, f"Small tenant fact {i}.", project="web")
+    five = queries()
+    for i in range(45):
+        remember(acme.admin_token, f"Bigger tenant fact {i}.", project="web" if i % 2 else "ops")
+    assert len(card_ids(admin_page.get("/?limit=100"))) == 50
+    assert queries() == five
+
+
+def test_search_runs_recall_and_puts_the_superseding_version_first(acme, remember, member_page):
+    old = remember(acme.member_token, "The staging database lives on host db-staging-1.", kind="fact")["memory"]
+    remember(acme.member_token, "Coffee machine on floor 3 is broken.", kind="fact")
+    new = remember(acme.member_token, "The staging database moved to host db-staging-2.", kind="fact",
+                   links=[{"type": "supersedes", "dst": old["id"], "reason": "migrated in March"}])["memory"]
+    live = member_page.get("/?q=staging+database+host")
+    assert live.status_code == 200 and one_h1(live) == "Search results"
+    ids = card_ids(live)
+    assert ids[0] == new["id"] and old["id"] not in ids
+    assert "<details><summary>Recall trace</summary>" in live.content.decode() and '"channels"' in html(live)
+    history = member_page.get("/?q=staging+database+host+db-staging-1&lifecycle=all")
+    ids = card_ids(history)
+    assert ids.index(new["id"]) < ids.index(old["id"])  # the current version first, its predecessor after it
+    assert '<span class="badge superseded">superseded</span>' in html(history)
+    assert f"superseded by {new['id']}: migrated in March" in html(history)
+
+
+def test_search_shows_recall_flags_as_badges(acme, api, remember, member_page):
+    task = remember(acme.member_token, "Rotate the signing keys before Friday.", kind="task")["memory"]
+    assert api(acme.member_token).post(f"/api/v1/memories/{task['id']}/checks",
+                                       {"outcome": "fail", "detail": "keys still old"}, format="json").status_code == 201
+    page = member_page.get("/?q=rotate+signing+keys")
+    body = html(page)
+    assert card_ids(page)[0] == task["id"]
+    assert '<span class="badge open_loop">open_loop</span>' in body
+    assert '<span class="badge failed_check">failed_check</span>' in body and "keys still old" in body
+
+
+# --- A memory's page --------------------------------------------------------------------------------------------
+
+
+def memory_of(api, token: str, memory_id: str) -> dict:
+    return api(token).get(f"/api/v1/memories/{memory_id}").json()["memory"]
+
+
+def test_memory_page_shows_content_provenance_and_sections(acme, remember, admin_page, member_page):
+    memory = remember(acme.member_token, "Deploys need two approvals.\nSince the March incident.", kind="decision",
+                      project="web", session_id="sess-42", valid_until="2099-01-01T00:00:00Z")["memory"]
+    for client in (admin_page, member_page):
+        page = client.get(f"/memories/{memory['id']}")
+        assert page.status_code == 200
+        assert one_h1(page) == "Decision: Deploys need two approvals."
+        body = html(page)
+        assert '<div class="content card">Deploys need two approvals.\nSince the March incident.</div>' in body
+        for heading in ("Version history", "Links", "Checks", "Events"):
+            assert f"<h2>{heading}</h2>" in body
+        assert "member@acme.test" in body and "sess-42" in body and "until 2099-01-01" in body
+        assert "agent (authoritative)" in body
+        for button in ("Forget", "Add check", "Write correction"):
+            assert f">{button}</button>" in body
+        assert ">Restore</button>" not in body
+    # The token's name for its owner; for the admin too (admins see every token); its id at least, always.
+    assert "member agent" in html(member_page.get(f"/memories/{memory['id']}"))
+
+
+def test_memory_page_404_for_what_the_caller_cannot_see(acme, globex, remember, member_page):
+    other_org = remember(globex.admin_token, "Globex secret.", project="web")["memory"]["id"]
+    other_project = remember(acme.admin_token, "Ops only.", project="ops")["memory"]["id"]
+    personal = remember(acme.admin_token, "The admin's own note.", scope="personal")["memory"]["id"]
+    for memory_id in (other_org, other_project, personal, "mem_01HZZZZZZZZZZZZZZZZZZZZZZZ", "nonsense"):
+        for answer in (member_page.get(f"/memories/{memory_id}"),
+                       member_page.post(f"/memories/{memory_id}", {"action": "forget"}),
+                       member_page.post(f"/memories/{memory_id}", {"action": "correct", "content": "Mine now."})):
+            assert answer.status_code == 404 and one_h1(answer) == "Not found", memory_id
+    # Nothing changed: the admin still sees both of theirs live.
+    admin = signed_in(acme, acme.admin)
+    assert '<span class="badge live">live</span>' in html(admin.get(f"/memories/{other_project}"))
+
+
+def test_a_long_chain_and_long_content_render_in_order(acme, remember, member_page):
+    ids = [remember(acme.member_token, "Version 0 of the release checklist.")["memory"]["id"]]
+    for i in range(1, 20):
+        ids.append(remember(acme.member_token, f"Version {i} of the release checklist.", links=[
+            {"type": "supersedes", "dst": ids[-1], "reason": f"step {i}"}])["memory"]["id"])
+    long = remember(acme.member_token, "word " * 2000 + "x" * 3000, links=[
+        {"type": "supersedes", "dst": ids[-1], "reason": "the long one"}])["memory"]
+    page = member_page.get(f"/memories/{ids[5]}")
+    assert page.status_code == 200
+    timeline = page.content.decode().split('<ol class="timeline">')[1].split("</ol>")[0]
+    assert re.findall(r'<li class="[^"]*">\s*<a class="id" href="/memories/(mem_\w+)"', timeline) == [*ids, long["id"]]
+    assert '<li class=" this">' in timeline and timeline.count('class="current"') == 1
+    assert "declared by its writer (member@acme.test): <span class=\"content\">step 6</span>" in unescape(timeline)
+    full = member_page.get(f"/memories/{long['id']}")
+    assert full.status_code == 200 and len(long["content"]) == 13000
+    assert f'<div class="content card">{long["content"]}</div>' in html(full)
+    assert len(one_h1(full)) < 80
+
+
+def test_the_timeline_says_what_retired_each_version(acme, api, remember, member_page):
+    from hygiene.models import Verdict
+    from memory import lifecycle
+    from memory.models import Link
+    from tenants.auth import load_principal
+
+    # judge: the hygiene job's supersede with its verdict (hygiene/services.py), written as the member
+    old = remember(acme.member_token, "The API rate limit is 100 requests per minute.")["memory"]["id"]
+    judged = remember(acme.member_token, "The API rate limit is 300 requests per minute.")["memory"]["id"]
+    scope = rls.Scope(org_id=acme.org.id, user_id=acme.member.id)
+    with rls.tenant_scope(scope):
+        principal = load_principal(scope, token_id=None)
+        locked = lifecycle.lock_memories([old, judged])
+        lifecycle.supersede(locked[old], successor=locked[judged], reason="judge: updates", origin=Link.Origin.JUDGE,
+                            principal=principal)
+        Verdict.objects.create(org_id=acme.org.id, memory_id=judged, other_id=old, relation="updates",
+                               confidence=0.93, rationale="newer number", judge="test-judge", prompt_version="v1",
+                               latency_ms=1.0, decision=Verdict.Decision.AUTO_RETIRED)
+    # check: a failed check names its correction
+    checked = remember(acme.member_token, "The API rate limit is 300 requests per minute; bursts allowed.",
+                       links=[{"type": "relates_to", "dst": judged}])["memory"]["id"]
+    fixed = remember(acme.member_token, "The API rate limit is 300 per minute, bursts of 50.")["memory"]["id"]
+    assert api(acme.member_token).post(f"/api/v1/memories/{checked}/checks", {
+        "outcome": "fail", "detail": "bursts are capped at 50", "corrected_by": fixed}, format="json").status_code == 201
+    # source: two versions of a document
+    for content in ("Runbook v1: restart the worker.", "Runbook v2: restart the worker, then flush the queue."):
+        assert api(acme.member_token).post("/api/v1/sources", {"source_id": "runbook-worker", "content": content,
+                                                              "project": "web"}, format="json").status_code == 201
+    # forgotten
+    gone = remember(acme.member_token, "A note to forget.")["memory"]["id"]
+    api(acme.member_token).post(f"/api/v1/memories/{gone}/forget", {"reason": "obsolete"}, format="json")
+
+    body = html(member_page.get(f"/memories/{old}"))
+    assert f"Replaced by {judged}, by the judge test-judge with confidence 0.93 (updates)" in re.sub(r"<[^>]+>", "", body)
+    body = re.sub(r"<[^>]+>", "", html(member_page.get(f"/memories/{checked}")))
+    assert f"Replaced by {fixed} after a failed check by member@acme.test: bursts are capped at 50" in body
+    versions = api(acme.member_token).get("/api/v1/sources/runbook-worker/versions").json()["results"]
+    body = re.sub(r"<[^>]+>", "", html(member_page.get(f"/memories/{versions[0]['id']}")))
+    assert f"Replaced by {versions[1]['id']}, a new source version (1 → 2)" in body
+    body = re.sub(r"<[^>]+>", "", html(member_page.get(f"/memories/{gone}")))
+    assert "Forgotten by member@acme.test: obsolete" in body and ">Restore</button>" in html(member_page.get(f"/memories/{gone}"))
+
+
+def test_review_retirement_names_the_reviewer(acme, api, remember, admin_page):
+    from hygiene.models import Conflict
+
+    a = remember(acme.admin_token, "The office opens at 8.", project="web")["memory"]["id"]
+    b = remember(acme.admin_token, "The office opens at 9.", project="web")["memory"]["id"]
+    with rls.tenant_scope(acme.scope):
+        conflict = Conflict.objects.create(org_id=acme.org.id, a_id=a, b_id=b, relation="contradicts",
+                                           confidence=0.6, judge="test-judge", rationale="different hours")
+    assert api(acme.admin_token).post(f"/api/v1/conflicts/{conflict.id}/resolve",
+                                      {"decision": "supersede", "winner": b}, format="json").status_code == 200
+    body = re.sub(r"<[^>]+>", "", html(admin_page.get(f"/memories/{a}")))
+    assert f"Replaced by {b} in a review of a conflict by admin@acme.test" in body
+    assert "contradicts" in body and "different hours" in body  # the (resolved) conflict is listed
