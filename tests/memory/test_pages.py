@@ -301,3 +301,113 @@ def test_review_retirement_names_the_reviewer(acme, api, remember, admin_page):
     body = re.sub(r"<[^>]+>", "", html(admin_page.get(f"/memories/{a}")))
     assert f"Replaced by {b} in a review of a conflict by admin@acme.test" in body
     assert "contradicts" in body and "different hours" in body  # the (resolved) conflict is listed
+
+
+# --- Actions ----------------------------------------------------------------------------------------------------
+
+
+def messages_of(response) -> list[str]:
+    return [unescape(m) for m in re.findall(r'<ul class="messages" role="status">\s*<li class="[^"]*">(.*?)</li>',
+                                             response.content.decode(), re.S)]
+
+
+def test_forget_then_restore(acme, api, remember, member_page):
+    memory_id = remember(acme.member_token, "The wiki moved to Notion.", project="web")["memory"]["id"]
+    answer = member_page.post(f"/memories/{memory_id}", {"action": "forget", "forget-reason": "we left Notion"})
+    assert answer.status_code == 303 and answer["Location"] == f"/memories/{memory_id}"
+    memory = memory_of(api, acme.member_token, memory_id)
+    assert (memory["status"], memory["invalidated_reason"]) == ("forgotten", "we left Notion")
+    page = member_page.get(answer["Location"])
+    assert messages_of(page) == ["Forgotten. Restore brings it back."] and ">Restore</button>" in html(page)
+    # Forgetting again is refused by the service: a message and 409, nothing changed.
+    again = member_page.post(f"/memories/{memory_id}", {"action": "forget", "forget-reason": "twice"})
+    assert again.status_code == 409 and "Only a live memory can be forgotten" in html(again)
+    assert memory_of(api, acme.member_token, memory_id)["invalidated_reason"] == "we left Notion"
+    answer = member_page.post(f"/memories/{memory_id}", {"action": "restore"})
+    assert answer.status_code == 303 and memory_of(api, acme.member_token, memory_id)["status"] == "live"
+    refused = member_page.post(f"/memories/{memory_id}", {"action": "restore"})
+    assert refused.status_code == 409 and "already live" in html(refused)
+
+
+def test_add_check_and_bad_check_input(acme, api, remember, member_page):
+    memory_id = remember(acme.member_token, "make test runs in under 5 minutes.", project="web")["memory"]["id"]
+    ops_memory = remember(acme.admin_token, "Ops runbook lives in the ops repo.", project="ops")["memory"]["id"]
+    answer = member_page.post(f"/memories/{memory_id}", {
+        "action": "check", "check-outcome": "pass", "check-detail": "ran it: 4m12s"})
+    assert answer.status_code == 303
+    checks = api(acme.member_token).get(f"/api/v1/memories/{memory_id}").json()["checks"]
+    assert [(c["outcome"], c["detail"]) for c in checks] == [("pass", "ran it: 4m12s")]
+    assert "ran it: 4m12s" in html(member_page.get(f"/memories/{memory_id}"))
+    for data, status, text in [
+        ({"check-outcome": "maybe", "check-detail": "x"}, 400, "Select a valid choice"),
+        ({"check-outcome": "fail", "check-detail": ""}, 400, "This field is required"),
+        ({"check-outcome": "fail", "check-detail": "x", "check-corrected_by": "mem_nope"}, 400, "Not a memory id"),
+        ({"check-outcome": "pass", "check-detail": "x", "check-corrected_by": ops_memory}, 400,
+         "only a failed check names a correction"),
+        ({"check-outcome": "fail", "check-detail": "x", "check-corrected_by": ops_memory}, 404, "No such memory"),
+    ]:
+        answer = member_page.post(f"/memories/{memory_id}", {"action": "check", **data})
+        assert answer.status_code == status and text in html(answer), data
+    checks = api(acme.member_token).get(f"/api/v1/memories/{memory_id}").json()["checks"]
+    assert len(checks) == 1 and memory_of(api, acme.member_token, memory_id)["status"] == "live"
+
+
+def test_write_correction_supersedes_through_remember(acme, api, remember, member_page):
+    old = remember(acme.member_token, "The VPN endpoint is vpn1.acme.test.", kind="fact", project="web")["memory"]
+    answer = member_page.post(f"/memories/{old['id']}", {
+        "action": "correct", "content": "The VPN endpoint is vpn2.acme.test.", "reason": "vpn1 was retired"})
+    assert answer.status_code == 303
+    new_id = answer["Location"].removeprefix("/memories/")
+    new = memory_of(api, acme.member_token, new_id)
+    assert (new["content"], new["kind"], new["project"], new["provenance"]["writer"]) == (
+        "The VPN endpoint is vpn2.acme.test.", "fact", "web", "human")
+    retired = memory_of(api, acme.member_token, old["id"])
+    assert (retired["status"], retired["superseded_by"]) == ("superseded", new_id)
+    links = api(acme.member_token).get(f"/api/v1/memories/{new_id}").json()["links"]
+    assert [(l["type"], l["dst"], l["reason"], l["origin"]) for l in links] == [
+        ("supersedes", old["id"], "vpn1 was retired", "declared")]
+    page = member_page.get(answer["Location"])
+    assert messages_of(page) == [f"Correction stored; it replaces {old['id']}."]
+    # The old version is no longer live: no correction form, and a forged POST is refused with nothing stored.
+    assert ">Write correction</button>" not in html(member_page.get(f"/memories/{old['id']}"))
+    before = len(api(acme.member_token).get("/api/v1/memories?lifecycle=all").json()["results"])
+    forged = member_page.post(f"/memories/{old['id']}", {"action": "correct", "content": "Yet another endpoint."})
+    assert forged.status_code == 409 and "only a live memory can be corrected" in html(forged)
+    assert len(api(acme.member_token).get("/api/v1/memories?lifecycle=all").json()["results"]) == before
+
+
+def test_bad_corrections_change_nothing(acme, api, remember, member_page, visible_count):
+    memory_id = remember(acme.member_token, "Lunch is at noon.", project="web")["memory"]["id"]
+    before = visible_count(acme.member_token)
+    blank = member_page.post(f"/memories/{memory_id}", {"action": "correct", "content": "   "})
+    assert blank.status_code == 400 and 'id="id_content_error"' in html(blank)
+    too_long = member_page.post(f"/memories/{memory_id}", {"action": "correct", "content": "x" * 16001})
+    assert too_long.status_code == 400 and 'id="id_content_error"' in html(too_long)
+    same = member_page.post(f"/memories/{memory_id}", {"action": "correct", "content": "Lunch is at noon."})
+    assert same.status_code == 409 and "already says" in html(same)
+    # The org requires a reason on every supersede: the reason field says so, and nothing is stored.
+    assert api(acme.admin_token).post("/api/v1/org/settings", {"require_supersede_reason": True},
+                                      format="json").status_code == 200
+    no_reason = member_page.post(f"/memories/{memory_id}", {"action": "correct", "content": "Lunch is at 12:30."})
+    assert no_reason.status_code == 400 and 'id="id_reason_error"' in html(no_reason)
+    assert "requires a reason" in html(no_reason)
+    unknown = member_page.post(f"/memories/{memory_id}", {"action": "purge"})
+    assert unknown.status_code == 400
+    assert visible_count(acme.member_token) == before
+    assert memory_of(api, acme.member_token, memory_id)["status"] == "live"
+    ok = member_page.post(f"/memories/{memory_id}", {"action": "correct", "content": "Lunch is at 12:30.",
+                                                     "reason": "new canteen hours"})
+    assert ok.status_code == 303 and visible_count(acme.member_token) == before + 1
+
+
+def test_every_action_needs_the_csrf_token(acme, api, remember):
+    memory_id = remember(acme.member_token, "CSRF matters.", project="web")["memory"]["id"]
+    client = signed_in(acme, acme.member)
+    client.handler.enforce_csrf_checks = True
+    for data in ({"action": "forget"}, {"action": "correct", "content": "Changed."},
+                 {"action": "check", "check-outcome": "pass", "check-detail": "x"}):
+        assert client.post(f"/memories/{memory_id}", data).status_code == 403
+    page = client.get(f"/memories/{memory_id}")
+    assert page.content.decode().count('name="csrfmiddlewaretoken"') >= 4  # forget, check, correction, sign out
+    assert memory_of(api, acme.member_token, memory_id)["status"] == "live"
+    assert api(acme.member_token).get(f"/api/v1/memories/{memory_id}").json()["checks"] == []
