@@ -411,3 +411,81 @@ def test_every_action_needs_the_csrf_token(acme, api, remember):
     assert page.content.decode().count('name="csrfmiddlewaretoken"') >= 4  # forget, check, correction, sign out
     assert memory_of(api, acme.member_token, memory_id)["status"] == "live"
     assert api(acme.member_token).get(f"/api/v1/memories/{memory_id}").json()["checks"] == []
+
+
+# --- Open loops and sources -------------------------------------------------------------------------------------
+
+
+def test_loops_per_project_with_state_filter(acme, api, remember, admin_page, member_page):
+    web_task = remember(acme.admin_token, "Write the web release notes.", kind="task", project="web")["memory"]["id"]
+    ops_task = remember(acme.admin_token, "Renew the ops certificates.", kind="task", project="ops")["memory"]["id"]
+    question = remember(acme.member_token, "Which CDN do we keep?", kind="open-question", project="web")["memory"]["id"]
+    done = remember(acme.member_token, "Release notes written.", kind="task", project="web",
+                    links=[{"type": "supersedes", "dst": web_task}])["memory"]["id"]
+    page = admin_page.get("/loops")
+    assert page.status_code == 200 and one_h1(page) == "Open loops"
+    body = html(page)
+    assert "<h2>Project ops</h2>" in body and "<h2>Project web</h2>" in body
+    assert set(card_ids(page)) == {ops_task, question, done}
+    assert set(card_ids(member_page.get("/loops"))) == {question, done}  # the member is not in ops
+    assert card_ids(admin_page.get("/loops?project=ops")) == [ops_task]
+    closed = admin_page.get("/loops?state=closed")
+    assert one_h1(closed) == "Closed loops" and card_ids(closed) == [web_task]
+    assert f'Closed by <a class="id" href="/memories/{done}">' in html(closed)
+    api_ids = [m["id"] for m in api(acme.member_token).get("/api/v1/loops").json()["results"]]
+    assert card_ids(member_page.get("/loops")) == api_ids
+    for query in ("state=stuck", "project=ops"):  # ops: not the member's project
+        answer = member_page.get(f"/loops?{query}")
+        assert answer.status_code == 400 and 'class="errorlist' in html(answer)
+
+
+def test_sources_list_and_a_sources_versions(acme, api, remember, admin_page, member_page):
+    def put(token, source_id, content, project="web"):
+        answer = api(token).post("/api/v1/sources", {"source_id": source_id, "content": content, "project": project},
+                                 format="json")
+        assert answer.status_code in (200, 201), answer.content
+        return answer.json()["memory"]["id"]
+
+    v1 = put(acme.member_token, "docs/deploy.md", "Deploy with make deploy.")
+    v2 = put(acme.member_token, "docs/deploy.md", "Deploy with make release, then make deploy.")
+    derived = remember(acme.member_token, "Release before deploying.", project="web",
+                       links=[{"type": "derived_from", "dst": v2}])["memory"]["id"]
+    put(acme.admin_token, "ops/pager.md", "Pager rota is weekly.", project="ops")
+    listing = admin_page.get("/sources")
+    assert listing.status_code == 200 and one_h1(listing) == "Sources"
+    assert '<a href="/sources/docs%2Fdeploy.md">docs/deploy.md</a></td><td>2</td><td>1</td>' in listing.content.decode()
+    assert "ops/pager.md" in html(listing)
+    assert "ops/pager.md" not in html(member_page.get("/sources"))
+    for client in (admin_page, member_page):
+        page = client.get("/sources/docs%2Fdeploy.md")
+        assert page.status_code == 200 and one_h1(page) == 'Source <span class="content">docs/deploy.md</span>'
+        body = page.content.decode()
+        assert body.index(v1) < body.index(v2) and "Version 1" in body and "Version 2" in body
+        assert f'<a class="id" href="/memories/{derived}">' in body
+        assert f'Superseded by <a class="id" href="/memories/{v2}">' in body
+    assert member_page.get("/sources/docs/deploy.md").status_code == 200  # a plain slash works too
+    for missing in ("/sources/ops%2Fpager.md", "/sources/no-such-source"):
+        answer = member_page.get(missing)
+        assert answer.status_code == 404 and one_h1(answer) == "Not found"
+    globex = signed_in(*_globex_admin(acme))
+    assert globex.get("/sources/docs%2Fdeploy.md").status_code == 404 and "docs/deploy.md" not in html(
+        globex.get("/sources"))
+
+
+def _globex_admin(acme):
+    from tests.conftest import build_tenant
+
+    globex = build_tenant("globex")
+    return globex, globex.admin
+
+
+def test_every_page_renders_for_admin_and_member_with_one_h1(acme, remember, admin_page, member_page):
+    memory_id = remember(acme.member_token, "A page for everyone.", project="web")["memory"]["id"]
+    for client in (admin_page, member_page):
+        for path in ("/", "/?q=page", f"/memories/{memory_id}", "/loops", "/sources"):
+            page = client.get(path)
+            assert page.status_code == 200, path
+            one_h1(page)
+            assert 'style="' not in page.content.decode() and "<script" not in page.content.decode()
+    nav = html(admin_page.get("/loops"))
+    assert '<a href="/loops" aria-current="page">' in nav
