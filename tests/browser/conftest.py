@@ -21,6 +21,7 @@ from django.db import connections
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from config.launcher import CHROMIUM, chromium_missing_message
+from hygiene.models import Conflict
 from tenants import rls
 from tenants.models import User
 from tenants.sign_in import sign_in_link
@@ -56,6 +57,25 @@ class Stack:
                                   {"content": content, "project": "web", **body})
         assert status == 201, answer
         return answer["memory"]
+
+    def supersede(self, content: str, old_id: str, reason: str, **body) -> dict:
+        """A new version that declares it replaces old_id (a supersedes link with a reason)."""
+        return self.remember(content, links=[{"type": "supersedes", "dst": old_id, "reason": reason}], **body)
+
+    def memory(self, memory_id: str) -> dict:
+        status, answer = self.api(self.tenant.admin_token, "GET", f"/api/v1/memories/{memory_id}")
+        assert status == 200, answer
+        return answer["memory"]
+
+    def conflict(self, a_id: str, b_id: str, rationale: str) -> str:
+        """An open conflict between two memories, as the judge would record it (tests/hygiene does the same)."""
+
+        def create() -> str:
+            with rls.tenant_scope(self.tenant.scope):
+                return Conflict.objects.create(org=self.tenant.org, a_id=a_id, b_id=b_id, relation="contradicts",
+                                               confidence=0.62, judge="local:test", rationale=rationale).id
+
+        return orm(create)
 
     def link_path(self, user: User) -> str:
         """A fresh one-time sign-in link for the user, as a path on this server."""
