@@ -116,7 +116,6 @@ class MemoryPage(TenantPage):
             "forget_form": bound.get("forget") or ForgetForm(),
             "check_form": bound.get("check") or CheckForm(),
             "correction_form": bound.get("correct") or CorrectionForm(),
-            "open_correction": "correct" in bound,
         }, status=status)
 
 

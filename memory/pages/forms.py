@@ -10,6 +10,14 @@ MAX_PAGE_SIZE = 100  # the API's feed allows up to 200; a page of cards stays re
 SEARCH_RESULTS = 20  # recall's k for a search from the feed
 
 
+class PageForm(forms.Form):
+    """Labels without Django's trailing colon: "Search", not "Search:"."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+
+
 class SearchInput(forms.TextInput):
     input_type = "search"
 
@@ -25,7 +33,7 @@ class ProjectChoiceMixin:
         self.fields["project"].choices = _any("Any project", [(slug, slug) for slug in slugs])
 
 
-class FeedForm(ProjectChoiceMixin, forms.Form):
+class FeedForm(ProjectChoiceMixin, PageForm):
     LIFECYCLES = [("live", "Live"), ("superseded", "Superseded"), ("forgotten", "Forgotten"), ("all", "All")]
 
     q = forms.CharField(label="Search", required=False, max_length=MAX_CONTENT_CHARS, widget=SearchInput,
@@ -62,7 +70,7 @@ class FeedForm(ProjectChoiceMixin, forms.Form):
         return query.strip() or None
 
 
-class LoopsForm(ProjectChoiceMixin, forms.Form):
+class LoopsForm(ProjectChoiceMixin, PageForm):
     project = forms.ChoiceField(label="Project", choices=[("", "Any project")], required=False)
     state = forms.ChoiceField(label="State", choices=[("open", "Open"), ("closed", "Closed")], required=False)
 
@@ -70,12 +78,12 @@ class LoopsForm(ProjectChoiceMixin, forms.Form):
         return self.cleaned_data["state"] or "open"
 
 
-class ForgetForm(forms.Form):
+class ForgetForm(PageForm):
     prefix = "forget"
     reason = forms.CharField(label="Reason for forgetting (optional)", required=False, max_length=2000)
 
 
-class CheckForm(forms.Form):
+class CheckForm(PageForm):
     prefix = "check"
     outcome = forms.ChoiceField(label="Outcome", choices=Check.Outcome.choices)
     detail = forms.CharField(label="What was tried", max_length=2000, widget=forms.Textarea(attrs={"rows": 3}))
@@ -84,7 +92,7 @@ class CheckForm(forms.Form):
         required=False, error_messages={"invalid": "Not a memory id (mem_ + 26-char ULID)."})
 
 
-class CorrectionForm(forms.Form):
+class CorrectionForm(PageForm):
     """A new memory that supersedes the one shown (no prefix: the contract names the fields content and reason)."""
 
     content = forms.CharField(label="Corrected content", max_length=MAX_CONTENT_CHARS, strip=False,

@@ -223,6 +223,11 @@ def test_memory_page_404_for_what_the_caller_cannot_see(acme, globex, remember, 
             assert answer.status_code == 404 and one_h1(answer) == "Not found", memory_id
     # Nothing changed: the admin still sees both of theirs live.
     admin = signed_in(acme, acme.admin)
+    # An admin has no power over a member's personal memory either (as in the API).
+    members_own = remember(acme.member_token, "The member's own note.", scope="personal")["memory"]["id"]
+    assert admin.get(f"/memories/{members_own}").status_code == 404
+    assert admin.post(f"/memories/{members_own}", {"action": "forget"}).status_code == 404
+    assert member_page.get(f"/memories/{members_own}").status_code == 200
     assert '<span class="badge live">live</span>' in html(admin.get(f"/memories/{other_project}"))
 
 
@@ -489,3 +494,22 @@ def test_every_page_renders_for_admin_and_member_with_one_h1(acme, remember, adm
             assert 'style="' not in page.content.decode() and "<script" not in page.content.decode()
     nav = html(admin_page.get("/loops"))
     assert '<a href="/loops" aria-current="page">' in nav
+
+
+def test_memory_page_query_count_does_not_grow_with_the_chain(acme, api, remember, member_page):
+    def chain(length: int, label: str) -> list[str]:
+        ids = [remember(acme.member_token, f"{label} version 0.")["memory"]["id"]]
+        for i in range(1, length):
+            ids.append(remember(acme.member_token, f"{label} version {i}.", links=[
+                {"type": "supersedes", "dst": ids[-1], "reason": f"step {i}"}])["memory"]["id"])
+        api(acme.member_token).post(f"/api/v1/memories/{ids[0]}/checks", {"outcome": "pass", "detail": "ok"},
+                                    format="json")
+        return ids
+
+    def queries(memory_id: str) -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert member_page.get(f"/memories/{memory_id}").status_code == 200
+        return len(captured)
+
+    short, long = chain(2, "Short chain"), chain(12, "Long chain")
+    assert queries(short[0]) == queries(long[0])
