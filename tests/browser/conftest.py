@@ -152,7 +152,7 @@ def admin_page(page: Page, stack: Stack) -> Page:
     return page
 
 
-def shoot(page: Page, name: str) -> None:
-    """A full-page screenshot into screenshots/<name>.png."""
+def shoot(page: Page, name: str, *, full_page: bool = True) -> None:
+    """A screenshot (of the whole page, or of what the window shows) into screenshots/<name>.png."""
     SCREENSHOTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page)

@@ -15,7 +15,7 @@ def test_search_shows_recall_with_flags_and_trace_and_opens_a_result(admin_page:
     page.goto(stack.url + "/")
     expect(page.locator("h1")).to_have_text("Memories")
     expect(page.locator("ul.cards > li.card").first).to_be_visible()
-    shoot(page, "feed-wide")
+    shoot(page, "flow-feed-wide")
 
     page.get_by_role("searchbox", name="Search").fill("when do deploys go out")
     page.get_by_role("button", name="Search").click()
@@ -25,11 +25,12 @@ def test_search_shows_recall_with_flags_and_trace_and_opens_a_result(admin_page:
     expect(cards.first).to_contain_text("Deploys go out on Tuesdays")
     task = cards.filter(has_text="Fix the deploy script")
     expect(task.locator(".badge.open_loop")).to_have_text("open_loop")  # recall's flags, as badges
+    shoot(page, "readme-feed", full_page=False)  # docs/screenshots/feed.png in the README
     trace = page.locator("details", has=page.locator("summary", has_text="Recall trace"))
     expect(trace.locator("pre")).to_be_hidden()
     trace.locator("summary").click()
     expect(trace.locator("pre")).to_be_visible()
-    shoot(page, "search-wide")
+    shoot(page, "flow-search-wide")
 
     cards.first.locator("a.content").click()
     expect(page).to_have_url(f"{stack.url}/memories/{deploys['id']}")
@@ -51,7 +52,7 @@ def test_walking_a_declared_chain_through_the_timeline(admin_page: Page, stack: 
     for step, memory_id in zip(timeline.all(), ids):  # oldest first
         expect(step.locator("a.id").first).to_have_text(memory_id)
     expect(timeline.nth(2)).to_have_class(re.compile(r"\bcurrent\b.*\bthis\b"))
-    shoot(page, "memory-chain-wide")
+    shoot(page, "flow-memory-chain-wide")
 
     # From the current version back to the first, then forward along "Replaced by" to the current one again.
     timeline.nth(0).locator("a.id").first.click()
@@ -97,7 +98,7 @@ def test_resolving_conflicts_in_the_queue(admin_page: Page, stack: Stack):
     expect(article).to_contain_text("contradicts")
     expect(article).to_contain_text("0.62")
     expect(article).to_contain_text("two owners of one service")
-    shoot(page, "conflicts-wide")
+    shoot(page, "flow-conflicts-wide")
 
     article.get_by_role("button", name="Left replaces right").click()
     expect(page).to_have_url(stack.url + "/conflicts")
@@ -120,7 +121,7 @@ def test_a_minted_token_works_once_shown_and_stops_when_revoked(admin_page: Page
     page.get_by_role("button", name="Mint token").click()
     secret = page.locator(".secret").inner_text().strip()
     assert secret.startswith("zm_")
-    shoot(page, "tokens-minted-wide")
+    shoot(page, "flow-tokens-minted-wide")
 
     status, me = stack.api(secret, "GET", "/api/v1/me")
     assert status == 200 and me["user"]["email"] == "admin@acme.test", me

@@ -12,11 +12,11 @@ def test_a_one_time_link_sets_a_password_and_signs_in(page: Page, stack: Stack):
     page.goto(stack.url + "/")  # not signed in: the sign-in form, and back to / afterwards
     expect(page).to_have_url(f"{stack.url}/sign-in?next=/")
     expect(page.locator("h1")).to_have_text("Sign in")
-    shoot(page, "sign-in-wide")
+    shoot(page, "flow-sign-in-wide")
 
     page.goto(link)
     expect(page.locator("h1")).to_have_text(f"Welcome, {member.email}")
-    shoot(page, "sign-in-link-wide")
+    shoot(page, "flow-sign-in-link-wide")
     page.locator("#id_password1").fill("12345678")  # too weak: refused next to its field, nothing spent
     page.locator("#id_password2").fill("12345678")
     page.get_by_role("button", name="Set password and sign in").click()
