@@ -51,7 +51,8 @@ def _extras(org, owners: list, rng: random.Random, say: Callable[[str], None]) -
             f"{SOURCES} sources x {SOURCE_VERSIONS} versions, open loops")
         previous = None
         for step in range(1, LONG_CHAIN + 1):
-            links = (services.LinkSpec("supersedes", previous, f"step {step}: the cache moved again"),) if previous else ()
+            reason = f"step {step}: the cache moved again"
+            links = (services.LinkSpec("supersedes", previous, reason),) if previous else ()
             result = calls.remember(admin, f"{CHAIN_MARK}: the build cache lives on runner {step}.", kind="fact",
                                     project="p1", links=links)
             previous = result.memory.id
@@ -156,7 +157,8 @@ def bench_pages(*, memories: int, renders: int, seed: int, say: Callable[[str], 
             "mean_ms": round(statistics.fmean(times), 1),
             "bytes": len(response.content),
         }
-        say(f"  {name:<28} p50 {report['pages'][name]['p50_ms']:6.1f} ms  p95 {report['pages'][name]['p95_ms']:6.1f} ms")
+        row = report["pages"][name]
+        say(f"  {name:<28} p50 {row['p50_ms']:6.1f} ms  p95 {row['p95_ms']:6.1f} ms")
     report["over_target"] = [name for name, row in report["pages"].items() if row["p95_ms"] >= TARGET_MS]
     return report
 

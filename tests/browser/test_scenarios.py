@@ -134,7 +134,8 @@ def test_a_minted_token_works_once_shown_and_stops_when_revoked(admin_page: Page
     expect(row).to_contain_text("agent")
     row.get_by_role("button", name="Revoke browser agent").click()
     expect(page.locator(".messages")).to_contain_text("revoked")
-    expect(page.locator("tr", has_text="browser agent").get_by_role("button", name="Revoke browser agent")).to_have_count(0)
+    revoke = page.locator("tr", has_text="browser agent").get_by_role("button", name="Revoke browser agent")
+    expect(revoke).to_have_count(0)
     status, refused = stack.api(secret, "GET", "/api/v1/me")
     assert status == 401, refused
 
