@@ -21,18 +21,21 @@ def _parser() -> argparse.ArgumentParser:
         description="remember (write latency), retrieval (quality on the eval set), recall (read latency), "
                     "judge (the hygiene judge on labeled pairs), http (remember and recall over HTTP against the "
                     "served stack, beside the same calls in process), soak (client processes for a bounded time "
-                    "against the served stack, then the lifecycle invariants in SQL)",
+                    "against the served stack, then the lifecycle invariants in SQL), pages (render time of each "
+                    "web page in a tenant of --memories, default 10000)",
     )
-    parser.add_argument("which", choices=["remember", "retrieval", "recall", "judge", "http", "soak"])
+    parser.add_argument("which", choices=["remember", "retrieval", "recall", "judge", "http", "soak", "pages"])
     parser.add_argument("--n", type=int, default=10_000, help="number of writes (remember)")
     parser.add_argument("--memories", type=int, default=None,
-                        help="memories in the big tenant (recall: default 100000; http: default 20000)")
+                        help="memories in the big tenant (recall: default 100000; http: default 20000; "
+                             "pages: default 10000)")
     parser.add_argument("--store", type=int, default=0,
                         help="fill other tenants until the store holds about this many memories (recall)")
     parser.add_argument("--queries", type=int, default=200, help="queries per filter and tenant (recall)")
     parser.add_argument("--requests", type=int, default=300,
                         help="requests per operation and concurrency level (http)")
     parser.add_argument("--clients", default="1,4,16", help="concurrent keep-alive clients, comma-separated (http)")
+    parser.add_argument("--renders", type=int, default=20, help="renders of each page after a warm-up (pages)")
     parser.add_argument("--seconds", type=float, default=600, help="how long the clients run (soak)")
     parser.add_argument("--soak-clients", type=int, default=4, help="client processes (soak)")
     parser.add_argument("--check", action="store_true", help="exit 1 below the floors (retrieval)")
@@ -44,8 +47,8 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     clients = [int(c) for c in args.clients.split(",") if c.strip()]
-    if min(args.n, args.memories or 1, args.queries, args.requests, *clients) < 1:
-        sys.exit("--n, --memories, --queries, --requests and --clients must be at least 1")
+    if min(args.n, args.memories or 1, args.queries, args.requests, args.renders, *clients) < 1:
+        sys.exit("--n, --memories, --queries, --requests, --renders and --clients must be at least 1")
     if args.store < 0:
         sys.exit("--store must be 0 or more")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -110,6 +113,15 @@ def main(argv: list[str]) -> int:
         say(f"bench soak: {args.soak_clients} client processes for {args.seconds:.0f} s against the served stack")
         report = bench_soak(seconds=args.seconds, clients=args.soak_clients, seed=args.seed, say=say)
         for line in format_soak(report):
+            say(line)
+    if which == "pages":
+        from bench.pages import bench_pages
+        from bench.pages import format_table as format_pages
+
+        memories = args.memories or 10_000
+        say(f"bench pages: each web page rendered {args.renders} times in process, a tenant of {memories} memories")
+        report = bench_pages(memories=memories, renders=args.renders, seed=args.seed, say=say)
+        for line in format_pages(report):
             say(line)
     report = {
         "benchmark": which,

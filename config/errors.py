@@ -45,6 +45,7 @@ class Code(StrEnum):
     NOT_FOUND = "not_found"
     ALREADY_MEMBER = "already_member"
     DUPLICATE_SLUG = "duplicate_slug"
+    LAST_ADMIN = "last_admin"  # the web page's role change (tenants/services.py): an org keeps one admin
     # Memory lifecycle and supersession
     NOT_LIVE = "not_live"
     ALREADY_LIVE = "already_live"

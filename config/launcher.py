@@ -1,7 +1,7 @@
 """`make run`, `make test` and `make bench`: start what is missing, then serve, run the tests or a benchmark.
 
     python -m config.launcher run     # embedded services, migrations, demo org, web server + RQ worker
-    python -m config.launcher test    # embedded services, then pytest (extra arguments go to pytest)
+    python -m config.launcher test    # Chromium for the browser tests, embedded services, then pytest (extra args)
     python -m config.launcher bench remember --n 1000   # embedded services, then `python -m bench ...`
     python -m config.launcher manage check              # embedded services, then one manage.py command
     python -m config.launcher backup [FILE]             # embedded services, then manage.py backup (no migrate)
@@ -197,7 +197,36 @@ def run() -> int:
         services.down()
 
 
+# The browser tests (tests/browser) drive Debian's Chromium through Playwright; never a browser download.
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_PACKAGE = "chromium"
+
+
+def chromium_missing_message() -> str:
+    return (f"{CHROMIUM} is missing: the browser tests need Debian's package '{CHROMIUM_PACKAGE}' "
+            f"(as root: apt-get install -y {CHROMIUM_PACKAGE})")
+
+
+def ensure_chromium() -> bool:
+    """Install Debian's Chromium for the browser tests where it is missing: as root with apt-get, otherwise say
+    which package to install and answer False (the caller stops)."""
+    if os.path.exists(CHROMIUM):
+        return True
+    if os.geteuid() != 0:
+        say(f"{chromium_missing_message()}; run `make test` as root once, or install it, then again")
+        return False
+    say(f"installing Debian's '{CHROMIUM_PACKAGE}' for the browser tests (apt-get, first time: a few minutes)")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for command in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", CHROMIUM_PACKAGE]):
+        if subprocess.run(command, env=env).returncode != 0:
+            say(f"failed: {' '.join(command)}; {chromium_missing_message()}")
+            return False
+    return os.path.exists(CHROMIUM)
+
+
 def test(pytest_args: list[str]) -> int:
+    if not ensure_chromium():
+        return 1
     services = Services()
     try:
         services.up()

@@ -28,6 +28,8 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     # The web pages (tenants/pages.py): sign-in, the feed at /, memories, conflicts, loops, sources, /org/.
     path("", include("tenants.page_urls")),
+    path("", include("memory.page_urls")),
+    path("", include("hygiene.page_urls")),
 ]
 
 handler400 = errors.bad_request

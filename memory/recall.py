@@ -13,11 +13,9 @@ from datetime import datetime
 
 import numpy as np
 from django.db import connection
-from django.db.models import Q
 from django.utils import timezone
 from pgvector.django import VectorField
 
-from hygiene.models import Conflict
 from config.timing import StepTimer
 from memory import selectors
 from memory.models import Check, Link, Memory
@@ -392,22 +390,13 @@ def _annotate(hits: list[Hit], q: RecallQuery) -> list[tuple[Memory, Check]]:
     """
     now = q.as_of or timezone.now()
     ids = [hit.memory.id for hit in hits]
-    conflicts = list(Conflict.objects.filter(Q(a_id__in=ids) | Q(b_id__in=ids), status=Conflict.Status.OPEN))
-    partners: dict[str, list[str]] = {}
-    for conflict in conflicts:
-        partners.setdefault(conflict.a_id, []).append(conflict.b_id)
-        partners.setdefault(conflict.b_id, []).append(conflict.a_id)
+    partners = selectors.open_conflict_partners(ids)
     missing = {p for i in ids for p in partners.get(i, []) if p not in ids}
     partner_memories = {m_id: m for m_id, m in _load(list(missing)).items() if m.is_live}
     hits[:] = _with_partners(hits, conflicts, partner_memories, q.k)
 
     all_ids = [hit.memory.id for hit in hits]
-    failed = {}
-    for check in Check.objects.filter(memory_id__in=all_ids).order_by("created_at"):
-        if check.outcome == Check.Outcome.FAIL:
-            failed[check.memory_id] = check
-        else:
-            failed.pop(check.memory_id, None)  # a later pass supersedes an earlier failure
+    failed = selectors.failing_checks(all_ids)
     if q.as_of is not None:
         for hit in hits:
             _as_it_stood(hit.memory, q.as_of)

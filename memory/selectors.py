@@ -1,6 +1,7 @@
 """Every non-trivial read of the memory domain. Row-level security decides visibility; these decide order."""
 import base64
 import binascii
+from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
@@ -167,3 +168,104 @@ def memory_conflicts(*, memory: Memory) -> list:
     from hygiene.models import Conflict
 
     return list(Conflict.objects.filter(Q(a=memory) | Q(b=memory)).order_by("created_at", "id"))
+
+
+def open_conflict_partners(ids: list[str]) -> dict[str, list[str]]:
+    """Each of ``ids`` that is in an open conflict -> the memories it conflicts with (recall's in_conflict flag)."""
+    from hygiene.models import Conflict
+
+    partners: dict[str, list[str]] = {}
+    for a_id, b_id in Conflict.objects.filter(Q(a_id__in=ids) | Q(b_id__in=ids),
+                                              status=Conflict.Status.OPEN).values_list("a_id", "b_id"):
+        partners.setdefault(a_id, []).append(b_id)
+        partners.setdefault(b_id, []).append(a_id)
+    return partners
+
+
+def failing_checks(ids: list[str]) -> dict:
+    """Each of ``ids`` whose latest check failed -> that check (a later pass supersedes an earlier failure)."""
+    from memory.models import Check
+
+    failed = {}
+    for check in Check.objects.filter(memory_id__in=ids).order_by("created_at"):
+        if check.outcome == Check.Outcome.FAIL:
+            failed[check.memory_id] = check
+        else:
+            failed.pop(check.memory_id, None)
+    return failed
+
+
+def memory_flags(memories: list[Memory]) -> dict[str, list[str]]:
+    """The flags recall shows, plus ``forgotten``, for a list of memories (the feed): two queries for any number."""
+    ids = [memory.id for memory in memories]
+    partners, failed = open_conflict_partners(ids), failing_checks(ids)
+    flags = {}
+    for memory in memories:
+        on = {
+            "expired": memory.expired,
+            "superseded": memory.status == Memory.Status.SUPERSEDED,
+            "forgotten": memory.status == Memory.Status.FORGOTTEN,
+            "in_conflict": memory.id in partners,
+            "provisional": not memory.authoritative,
+            "open_loop": memory.loop == Memory.Loop.OPEN,
+            "failed_check": memory.id in failed,
+        }
+        flags[memory.id] = [name for name, value in on.items() if value]
+    return flags
+
+
+@dataclass
+class Retirement:
+    """What retired one version of a chain, and why: the retiring link (its origin and reason) and, by origin, the
+    judge's verdict, the failed check, or the source versions; or the forget."""
+
+    status: str
+    successor: str | None = None
+    origin: str | None = None  # Link.Origin, or None for a forget
+    reason: str | None = None
+    by: str | None = None  # the email of who retired it (the reviewer, the checker, the writer of the supersede)
+    at: datetime | None = None
+    confidence: float | None = None  # judge
+    relation: str | None = None  # judge
+    judge: str | None = None  # judge
+    check: object | None = None  # check: the failed check that named the correction
+    source_versions: tuple[str | None, str | None] | None = None  # source: (this version, the successor's)
+
+
+def chain_retirements(*, chain: list[Memory]) -> dict[str, Retirement]:
+    """For each retired version of ``chain`` (memory_chain), what retired it. Four queries for any chain length."""
+    from hygiene.models import Verdict
+    from memory.models import Check
+
+    retired = [m for m in chain if m.status != Memory.Status.LIVE]
+    if not retired:
+        return {}
+    ids = [m.id for m in retired]
+    links = {link.dst_id: link for link in Link.objects.filter(
+        dst_id__in=ids, type=Link.Type.SUPERSEDES, retired_dst=True, undone_at__isnull=True).order_by("created_at")}
+    verdicts = {(v.memory_id, v.other_id): v for v in Verdict.objects.filter(other_id__in=[
+        dst for dst, link in links.items() if link.origin == Link.Origin.JUDGE])} if any(
+        link.origin == Link.Origin.JUDGE for link in links.values()) else {}
+    checks = {(c.memory_id, c.corrected_by_id): c for c in Check.objects.filter(
+        memory_id__in=ids, corrected_by__isnull=False).order_by("created_at")}
+    user_ids = {link.created_by_id for link in links.values()} | {m.invalidated_by_id for m in retired}
+    emails = dict(User.objects.filter(id__in=user_ids - {None}).values_list("id", "email"))
+    by_id = {m.id: m for m in chain}
+    out = {}
+    for memory in retired:
+        link = links.get(memory.id)
+        item = Retirement(status=memory.status, reason=memory.invalidated_reason, at=memory.invalidated_at,
+                          by=emails.get(memory.invalidated_by_id))
+        if memory.status == Memory.Status.SUPERSEDED and link is not None:
+            item.successor, item.origin, item.reason = link.src_id, link.origin, link.reason
+            item.by = emails.get(link.created_by_id, item.by)
+            if link.origin == Link.Origin.JUDGE and (verdict := verdicts.get((link.src_id, memory.id))):
+                item.confidence, item.relation, item.judge = verdict.confidence, verdict.relation, verdict.judge
+            elif link.origin == Link.Origin.CHECK:
+                item.check = checks.get((memory.id, link.src_id))
+            elif link.origin == Link.Origin.SOURCE:
+                successor = by_id.get(link.src_id)
+                item.source_versions = ((memory.source or {}).get("version"),
+                                        ((successor.source if successor else None) or {}).get("version"))
+        out[memory.id] = item
+    return out

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.db import connection
+from django.db.models import Count, Max, Q
+from django.db.models.fields.json import KeyTextTransform
 
 from config.errors import Code, Invalid, NotFound
 from hygiene.models import Conflict
@@ -112,3 +114,31 @@ def source_versions(*, source_id: str) -> list[Memory]:
         raise NotFound(Code.NOT_FOUND, "No such source.")
     current = max(versions, key=_currency)
     return sorted(versions, key=lambda m: m is current and m.is_live)  # stable: the rest keep their order
+
+
+SOURCE_LIST_LIMIT = 200
+
+
+def source_list() -> list[dict]:
+    """The visible sources, most recently changed first: source_id, how many versions, the newest one's time.
+
+    Counts what source_versions lists (forgotten versions left out); at most SOURCE_LIST_LIMIT sources.
+    """
+    rows = (
+        Memory.objects.filter(source__has_key="source_id").exclude(status=Memory.Status.FORGOTTEN)
+        .annotate(source_id=KeyTextTransform("source_id", "source")).values("source_id")
+        .annotate(versions=Count("id"), live=Count("id", filter=Q(status=Memory.Status.LIVE)),
+                  changed_at=Max("created_at"))
+        .order_by("-changed_at", "source_id")
+    )
+    return list(rows[:SOURCE_LIST_LIMIT])
+
+
+def source_derived(*, versions: list[Memory]) -> dict[str, list[Link]]:
+    """Each version -> the links of memories derived from (or depending on) it: what else the version produced."""
+    derived: dict[str, list[Link]] = {}
+    links = Link.objects.filter(dst_id__in=[m.id for m in versions], undone_at__isnull=True,
+                                type__in=[Link.Type.DERIVED_FROM, Link.Type.DEPENDS_ON]).order_by("created_at", "id")
+    for link in links:
+        derived.setdefault(link.dst_id, []).append(link)
+    return derived

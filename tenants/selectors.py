@@ -2,7 +2,7 @@
 from django.db.models import QuerySet
 
 from tenants.auth import Principal
-from tenants.models import ApiToken, Membership, Project
+from tenants.models import ApiToken, Membership, Project, ProjectMember
 
 
 def project_list(*, principal: Principal) -> QuerySet[Project]:
@@ -22,3 +22,8 @@ def api_token_list(*, principal: Principal) -> QuerySet[ApiToken]:
     if not principal.is_admin:
         tokens = tokens.filter(user_id=principal.user.id)
     return tokens
+
+
+def project_member_list(*, project: Project) -> QuerySet[ProjectMember]:
+    """Who belongs to a project the caller can see (the caller resolved it through project_list)."""
+    return ProjectMember.objects.filter(project=project).select_related("user").order_by("user__email")

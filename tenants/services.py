@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from config.errors import Code, Conflict, Forbidden, NotFound
+from config.errors import Code, Conflict, Forbidden, Invalid, NotFound
 from tenants import rls
 from tenants.auth import Principal, hash_secret, require_authoritative
 from tenants.models import ApiToken, Membership, Organization, Project, ProjectMember, User
@@ -61,6 +61,33 @@ def user_add(*, principal: Principal, email: str, role: str) -> Membership:
     if Membership.objects.filter(user_id=user.id).exists():
         raise Conflict(Code.ALREADY_MEMBER, f"{user.email} is already a member of this organization.")
     return Membership.objects.create(org=principal.org, user=user, role=role)
+
+
+def membership_role_change(*, principal: Principal, user_id: uuid.UUID, role: str) -> Membership:
+    """An admin sets a member's role. The organization keeps at least one admin, so nobody locks it out of itself.
+
+    RLS lets any member of the org write memberships; the admin check here is what guards roles (there is no REST
+    endpoint for it: the web page /org/users calls this).
+    """
+    require_authoritative(principal, "change roles")
+    if not principal.is_admin:
+        raise Forbidden(Code.ADMIN_ONLY, "Only organization admins may change roles.")
+    if role not in Membership.Role.values:
+        raise Invalid(Code.INVALID, f"role must be one of {', '.join(Membership.Role.values)}.",
+                      {"fields": {"role": ["Invalid."]}})
+    # Lock every admin row first: two admins demoting each other at once must not both succeed.
+    admins = list(Membership.objects.select_for_update().filter(role=Membership.Role.ADMIN).values_list("user_id",
+                                                                                                       flat=True))
+    membership = Membership.objects.select_for_update().select_related("user").filter(user_id=user_id).first()
+    if membership is None:
+        raise NotFound(Code.NOT_FOUND, "No such user in this organization.")
+    if membership.role == Membership.Role.ADMIN and role != Membership.Role.ADMIN and admins == [membership.user_id]:
+        raise Conflict(Code.LAST_ADMIN, f"{membership.user.email} is the organization's last admin: make another "
+                       "user an admin first.")
+    if membership.role != role:
+        membership.role = role
+        membership.save(update_fields=["role"])
+    return membership
 
 
 def project_create(*, principal: Principal, slug: str, name: str) -> Project:

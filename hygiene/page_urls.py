@@ -1,0 +1,8 @@
+from django.urls import path
+
+from hygiene import pages
+
+urlpatterns = [
+    path("conflicts", pages.ConflictsPage.as_view()),
+    path("conflicts/<str:conflict_id>/resolve", pages.ConflictResolvePage.as_view()),
+]

@@ -1,0 +1,72 @@
+"""The conflict review queue as a web page: the same selectors and resolve service as hygiene/api.py."""
+from django import forms
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.utils.functional import cached_property
+
+from config.errors import DomainError, NotFound
+from hygiene import selectors, services
+from hygiene.models import Conflict
+from tenants.pages import TenantPage
+
+PAGE_SIZE = 20  # open conflicts per page: a long queue is read a page at a time
+
+
+class _CountedPaginator(Paginator):
+    """Pages whose total is already known: /stats counted the open conflicts, and every query on the conflict table
+    pays for its row-level security (it follows the memories), so the list does not count them a second time."""
+
+    def __init__(self, object_list, per_page: int, count: int) -> None:
+        super().__init__(object_list, per_page)
+        self.known_count = count
+
+    @cached_property
+    def count(self) -> int:
+        return self.known_count
+
+
+class ResolveForm(forms.Form):
+    # The three buttons of a conflict: left (a) replaces right (b), right replaces left, or keep both.
+    decision = forms.ChoiceField(choices=[("a", "Left replaces right"), ("b", "Right replaces left"),
+                                          ("keep_both", "Keep both")])
+
+
+class ConflictsPage(TenantPage):
+    template_name = "hygiene/conflicts.html"
+    nav = "conflicts"
+
+    def get(self, request: HttpRequest) -> HttpResponse:
+        return self.queue(request)
+
+    def queue(self, request: HttpRequest, *, error: str = "", status: int = 200) -> HttpResponse:
+        conflicts = selectors.conflict_list(status=Conflict.Status.OPEN).select_related(
+            "a__owner", "a__project", "b__owner", "b__project"
+        )
+        stats = selectors.stats()
+        page = _CountedPaginator(conflicts, PAGE_SIZE, stats["conflicts"]["open"]).get_page(request.GET.get("page"))
+        return self.page({"title": "Conflicts", "stats": stats, "page": page, "error": error}, status=status)
+
+
+class ConflictResolvePage(ConflictsPage):
+    http_method_names = ("post",)
+
+    def post(self, request: HttpRequest, conflict_id: str) -> HttpResponse:
+        form = ResolveForm(request.POST)
+        if not form.is_valid():
+            return self.queue(request, error="Choose one of the three decisions.", status=400)
+        choice = form.cleaned_data["decision"]
+        conflict = selectors.conflict_get(conflict_id=conflict_id)
+        winner = {"a": conflict.a_id, "b": conflict.b_id}.get(choice)
+        try:
+            services.conflict_resolve(principal=self.principal, conflict_id=conflict_id,
+                                      decision="keep_both" if winner is None else "supersede", winner=winner)
+        except NotFound:
+            raise
+        except DomainError as error:
+            # Already resolved, or the winner is no longer live: say so on the queue; the rollback keeps everything.
+            return self.queue(request, error=error.message, status=error.status)
+        done = "kept both memories" if winner is None else f"{winner} replaces the other"
+        messages.success(request, f"Conflict {conflict_id} resolved: {done}.")
+        return redirect("/conflicts")
