@@ -335,7 +335,7 @@ def _as_it_stood(memory: Memory, as_of: datetime) -> None:
     memory.invalidated_at = memory.invalidated_reason = memory.invalidated_by = None
 
 
-def _with_partners(hits: list[Hit], conflicts: list[Conflict], partner_memories: dict[str, Memory], k: int) -> list[Hit]:
+def _with_partners(hits: list[Hit], conflicts: list[tuple[str, str, str]], partner_memories: dict[str, Memory], k: int) -> list[Hit]:
     """Each hit with its open-conflict partners, ``k`` in all, and the judge's direction applied (API.md).
 
     A partner that is not a hit of its own goes right after its hit; but of two memories in an open conflict judged ``supersedes`` (the newer
@@ -345,13 +345,11 @@ def _with_partners(hits: list[Hit], conflicts: list[Conflict], partner_memories:
     Partners count towards ``k`` and push the lowest-ranked hits out.
     """
     pool = {hit.memory.id: hit for hit in hits}
-    partners: dict[str, list[str]] = {}
+    partners = selectors.conflict_partners(conflicts)
     newer_of: dict[str, list[str]] = {}
-    for conflict in conflicts:
-        partners.setdefault(conflict.a_id, []).append(conflict.b_id)
-        partners.setdefault(conflict.b_id, []).append(conflict.a_id)
-        if conflict.relation == DIRECTIONAL:
-            newer_of.setdefault(conflict.a_id, []).append(conflict.b_id)
+    for older, newer, relation in conflicts:
+        if relation == DIRECTIONAL:
+            newer_of.setdefault(older, []).append(newer)
     ordered: list[Hit] = []
     placed: set[str] = set()
 
@@ -390,7 +388,8 @@ def _annotate(hits: list[Hit], q: RecallQuery) -> list[tuple[Memory, Check]]:
     """
     now = q.as_of or timezone.now()
     ids = [hit.memory.id for hit in hits]
-    partners = selectors.open_conflict_partners(ids)
+    conflicts = selectors.open_conflicts(ids)
+    partners = selectors.conflict_partners(conflicts)
     missing = {p for i in ids for p in partners.get(i, []) if p not in ids}
     partner_memories = {m_id: m for m_id, m in _load(list(missing)).items() if m.is_live}
     hits[:] = _with_partners(hits, conflicts, partner_memories, q.k)

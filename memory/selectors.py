@@ -170,13 +170,18 @@ def memory_conflicts(*, memory: Memory) -> list:
     return list(Conflict.objects.filter(Q(a=memory) | Q(b=memory)).order_by("created_at", "id"))
 
 
-def open_conflict_partners(ids: list[str]) -> dict[str, list[str]]:
-    """Each of ``ids`` that is in an open conflict -> the memories it conflicts with (recall's in_conflict flag)."""
+def open_conflicts(ids: list[str]) -> list[tuple[str, str, str]]:
+    """(older, newer, relation) of every open conflict that involves one of ``ids``."""
     from hygiene.models import Conflict
 
+    return list(Conflict.objects.filter(Q(a_id__in=ids) | Q(b_id__in=ids), status=Conflict.Status.OPEN)
+                .values_list("a_id", "b_id", "relation"))
+
+
+def conflict_partners(conflicts: list[tuple[str, str, str]]) -> dict[str, list[str]]:
+    """Each memory in ``conflicts`` -> the memories it is in open conflict with (the in_conflict flag)."""
     partners: dict[str, list[str]] = {}
-    for a_id, b_id in Conflict.objects.filter(Q(a_id__in=ids) | Q(b_id__in=ids),
-                                              status=Conflict.Status.OPEN).values_list("a_id", "b_id"):
+    for a_id, b_id, _ in conflicts:
         partners.setdefault(a_id, []).append(b_id)
         partners.setdefault(b_id, []).append(a_id)
     return partners
@@ -198,7 +203,7 @@ def failing_checks(ids: list[str]) -> dict:
 def memory_flags(memories: list[Memory]) -> dict[str, list[str]]:
     """The flags recall shows, plus ``forgotten``, for a list of memories (the feed): two queries for any number."""
     ids = [memory.id for memory in memories]
-    partners, failed = open_conflict_partners(ids), failing_checks(ids)
+    partners, failed = conflict_partners(open_conflicts(ids)), failing_checks(ids)
     flags = {}
     for memory in memories:
         on = {
