@@ -23,7 +23,7 @@ from bench import calls
 from bench.recall import bench_tenant
 from bench.remember import drop_reviews
 from bench.texts import SERVICES, synthetic_memory
-from hygiene.models import Conflict
+from hygiene.models import Conflict, Verdict
 from memory import services, sources
 from memory.embeddings import embed
 from memory.models import Memory
@@ -34,7 +34,8 @@ from tenants.models import User
 TARGET_MS = 100
 LONG_CHAIN = 20
 SHORT_CHAINS = 100  # two-version chains, declared
-CONFLICTS = 60
+CONFLICTS = 300  # open ones; review opens about one per ten undeclared writes once the queue is kept in check
+VERDICTS = 5000  # the judge's recorded verdicts (one per reviewed pair): what /stats and the queue count over
 SOURCES = 30
 SOURCE_VERSIONS = 3
 CHAIN_MARK = "bench pages chain"  # the long chain's first version: its presence says the extras are loaded
@@ -82,6 +83,15 @@ def _extras(org, owners: list, rng: random.Random, say: Callable[[str], None]) -
                          judge="bench", rationale="two versions of one fact, the judge is unsure which is newer")
                 for a, b in zip(pairs[::2], pairs[1::2])
             ])
+            judged = set()
+            while len(judged) < VERDICTS:
+                judged.add(tuple(rng.sample(live, 2)))
+            Verdict.objects.bulk_create([
+                Verdict(org=org, memory_id=newer, other_id=older, relation="complementary", confidence=0.8,
+                        judge="bench", prompt_version="bench", latency_ms=rng.uniform(5, 40),
+                        decision=Verdict.Decision.RECORDED)
+                for newer, older in judged
+            ])
         drop_reviews(admin_scope)
     with rls.tenant_scope(admin_scope):
         head = Memory.objects.filter(content__startswith=CHAIN_MARK, status="live").get()
@@ -90,6 +100,7 @@ def _extras(org, owners: list, rng: random.Random, say: Callable[[str], None]) -
         counts = {
             "memories_visible_to_admin": Memory.objects.count(),
             "open_conflicts": Conflict.objects.filter(status="open").count(),
+            "verdicts": Verdict.objects.count(),
             "open_loops": Memory.objects.filter(loop="open").count(),
         }
     with rls.tenant_scope(rls.Scope(org_id=org.id, user_id=owners[1])):  # the member's personal ones: hidden above
@@ -112,7 +123,7 @@ def bench_pages(*, memories: int, renders: int, seed: int, say: Callable[[str], 
     org, owners = bench_tenant(f"bench-pages-{memories}", memories, rng, say)
     loaded = _extras(org, owners, rng, say)
     say(f"  tenant: {loaded['memories']} memories ({loaded['memories_visible_to_admin']} visible to the admin who "
-        f"signs in), {loaded['open_conflicts']} open conflicts, "
+        f"signs in), {loaded['open_conflicts']} open conflicts, {loaded['verdicts']} verdicts, "
         f"{loaded['open_loops']} open loops")
     # The bench renders hundreds of pages a minute as one user: measure the pages, not the rate limit.
     settings.RATE_LIMIT_PER_MINUTE = 0

@@ -13,6 +13,6 @@ urlpatterns = [
     path("recall", api.RecallView.as_view()),
     path("memories/<str:memory_id>/checks", api.ChecksView.as_view()),
     path("sources", api.SourcesView.as_view()),
-    path("sources/<str:source_id>/versions", api.SourceVersionsView.as_view()),
+    path("sources/<path:source_id>/versions", api.SourceVersionsView.as_view()),  # ids such as docs/a.md
     path("loops", api.LoopsView.as_view()),
 ]

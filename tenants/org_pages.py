@@ -4,6 +4,7 @@ Every read is a tenants/selectors.py function and every write a tenants/services
 a member sees and changes exactly what the API lets a member see and change: the user list and role changes are for
 admins (403 page), projects and tokens of others are invisible (RLS: 404), settings are read-only for members.
 """
+import secrets
 from uuid import UUID
 
 from django import forms
@@ -205,9 +206,12 @@ class MintTokenForm(forms.Form):
     writer = forms.ChoiceField(choices=ApiToken.Writer.choices, initial=ApiToken.Writer.AGENT)
     project = forms.ChoiceField(required=False, help_text="The token's default project (its user must be in it).")
     user_id = forms.UUIDField(label="For user", required=False, widget=forms.Select)
+    # One mint per form: a reload of the answer (which sends the POST again) must not mint a second token.
+    once = forms.CharField(widget=forms.HiddenInput, max_length=64)
 
     def __init__(self, *args, principal, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        self.fields["once"].initial = secrets.token_urlsafe(16)
         projects = selectors.project_list(principal=principal).values_list("slug", flat=True)
         self.fields["project"].choices = [("", "(none)"), *((slug, slug) for slug in projects)]
         if principal.is_admin:
@@ -215,6 +219,9 @@ class MintTokenForm(forms.Form):
             self.fields["user_id"].initial = str(principal.user.id)
         else:
             del self.fields["user_id"]  # a member mints for themselves only
+
+
+SPENT_MINT_FORMS = "zm_spent_mint_forms"  # the session's last few mint forms already used
 
 
 class TokensPage(OrgPage):
@@ -228,6 +235,11 @@ class TokensPage(OrgPage):
         if not form.is_valid():
             return self.tokens(form, status=400)
         data = form.cleaned_data
+        spent = request.session.get(SPENT_MINT_FORMS, [])
+        if data["once"] in spent:
+            messages.error(request, "This form was sent already (a reload?): that token was minted and its secret "
+                                    "shown once. Revoke it below if the secret is lost, and mint a new one.")
+            return redirect("/org/tokens")
         try:
             token, secret = services.api_token_issue(
                 principal=self.principal, name=data["name"], writer=data["writer"],
@@ -236,8 +248,11 @@ class TokensPage(OrgPage):
         except NotFound as error:  # the token's user is not in that project, or not in the org
             service_error_on(form, "project" if "project" in error.details else "user_id", error)
             return self.tokens(form, status=400)
-        # The secret is on this answer only; it is stored hashed and never shown again.
-        return self.tokens(MintTokenForm(principal=self.principal), minted=token, secret=secret)
+        request.session[SPENT_MINT_FORMS] = [*spent[-19:], data["once"]]
+        # The secret is on this answer only (never cached); it is stored hashed and never shown again.
+        answer = self.tokens(MintTokenForm(principal=self.principal), minted=token, secret=secret)
+        answer["Cache-Control"] = "no-store"
+        return answer
 
     def tokens(self, form: MintTokenForm, *, status: int = 200, **extra) -> HttpResponse:
         tokens = selectors.api_token_list(principal=self.principal)

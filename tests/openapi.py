@@ -72,11 +72,19 @@ def validator(schema: dict, components: dict | None = None) -> Draft202012Valida
     return Draft202012Validator({"components": _closed(components), **_closed(schema)}, format_checker=FORMATS)
 
 
+# Path parameters that may hold a "/" (memory/urls.py routes them with Django's path converter): a source id is
+# often a file's path in a repository.
+SLASHED_PARAMETERS = {"source_id"}
+
+
 @cache
 def _routes() -> list[tuple[re.Pattern, str]]:
     routes = []
     for template in document()["paths"]:
-        pattern = re.sub(r"\\\{[^}/]+\\\}", "[^/]+", re.escape(template))
+        pattern = re.escape(template)
+        for name in SLASHED_PARAMETERS:
+            pattern = pattern.replace(re.escape("{" + name + "}"), ".+")
+        pattern = re.sub(r"\\\{[^}/]+\\\}", "[^/]+", pattern)
         routes.append((re.compile(pattern + "$"), template))
     return sorted(routes, key=lambda route: route[1].count("{"))  # literal paths before templated ones
 

@@ -169,3 +169,14 @@ def test_a_long_queue_is_paged_and_the_query_count_does_not_grow(api, acme):
     second = client.get("/conflicts?page=2")
     assert articles(second) == 1 and b'rel="prev"' in second.content
     assert articles(client.get("/conflicts?page=nonsense")) == 20  # a bad page number shows the first
+
+
+def test_a_long_memory_is_shortened_in_the_queue_with_a_link_to_all_of_it(api, acme):
+    long_text = "The retention policy keeps audit logs for seven years. " * 200
+    older = remember(api, acme.member_token, long_text, project="web")
+    newer = remember(api, acme.member_token, "Audit logs are kept for ten years now.", project="web")
+    make_conflict(acme, older, newer)
+    page = signed_in(acme, acme.admin).get("/conflicts")
+    assert page.status_code == 200
+    assert long_text.encode() not in page.content
+    assert f"Read all {len(long_text)} characters".encode() in page.content

@@ -90,6 +90,10 @@ def test_sources_version_by_content_hash(api, recall, acme):
     old = next(r for r in history["results"] if r["memory"]["id"] == first.json()["memory"]["id"])
     assert old["flags"] == ["superseded"] and "source pricing-page changed" in old["why"]["note"]
     assert api(token).get("/api/v1/sources/unknown/versions").status_code == 404
+    # A source id that is a path (a file in a repository) reads back like any other.
+    post(api, token, "/api/v1/sources", {"source_id": "docs/deploy.md", "content": "Deploys run on Thursdays."})
+    path_versions = api(token).get("/api/v1/sources/docs/deploy.md/versions")
+    assert path_versions.status_code == 200 and path_versions.json()["results"][0]["source"]["source_id"] == "docs/deploy.md"
     # Into a project the caller is not a member of: like a project that does not exist.
     elsewhere = post(api, token, "/api/v1/sources", {"source_id": "ops-page", "content": "x", "project": "ops"})
     assert elsewhere.status_code == 404 and elsewhere.json()["error"]["code"] == "not_found"

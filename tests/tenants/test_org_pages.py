@@ -314,7 +314,7 @@ def test_members_see_their_own_tokens_and_admins_all(acme):
 
 def test_a_minted_secret_is_shown_once_works_and_stops_after_revoke(api, acme):
     client = signed_in(acme, acme.member)
-    minted = client.post("/org/tokens", {"name": "laptop agent", "writer": "agent", "project": "web"})
+    minted = client.post("/org/tokens", {"name": "laptop agent", "writer": "agent", "project": "web", "once": "f1"})
     assert minted.status_code == 200
     secret = secret_of(minted)
     me = api(secret).get("/api/v1/me").json()
@@ -332,8 +332,19 @@ def test_a_minted_secret_is_shown_once_works_and_stops_after_revoke(api, acme):
     assert after.content.count(b">Revoke</button>") == 1  # only the fixture's token is still revocable
 
 
+def test_a_mint_form_sent_twice_mints_once(acme):
+    client = signed_in(acme, acme.member)
+    form = {"name": "reloaded", "writer": "agent", "project": "web", "once": "same-form"}
+    first = client.post("/org/tokens", form)
+    assert first.status_code == 200 and first["Cache-Control"] == "no-store" and secret_of(first)
+    again = client.post("/org/tokens", form, follow=True)  # the browser's reload of the answer
+    assert b"This form was sent already" in again.content and b'class="secret"' not in again.content
+    assert token_names(acme).count("reloaded") == 1
+    assert b'name="once"' in client.get("/org/tokens").content
+
+
 def test_an_admin_mints_for_another_user(api, acme):
-    answer = signed_in(acme, acme.admin).post("/org/tokens", {"name": "for dana", "writer": "human", "project": "",
+    answer = signed_in(acme, acme.admin).post("/org/tokens", {"once": "f2", "name": "for dana", "writer": "human", "project": "",
                                                               "user_id": str(acme.member.id)})
     assert answer.status_code == 200
     me = api(secret_of(answer)).get("/api/v1/me").json()
@@ -354,7 +365,7 @@ def token_names(tenant) -> list[str]:
 ])
 def test_mint_errors_sit_next_to_their_field_and_mint_nothing(acme, globex, who, body, field, message):
     ids = {"MEMBER": str(acme.member.id), "OUTSIDER": str(globex.member.id)}
-    body = {key: ids.get(value, value) for key, value in body.items()}
+    body = {"once": "f3", **{key: ids.get(value, value) for key, value in body.items()}}
     before = token_names(acme)
     answer = signed_in(acme, getattr(acme, who)).post("/org/tokens", body)
     assert answer.status_code == 400
@@ -382,7 +393,7 @@ def test_an_admin_revokes_a_members_token(api, acme):
 def test_a_post_without_the_csrf_token_is_refused(api, acme):
     client = signed_in(acme, acme.member)
     client.handler.enforce_csrf_checks = True
-    answer = client.post("/org/tokens", {"name": "sneaky", "writer": "agent"})
+    answer = client.post("/org/tokens", {"name": "sneaky", "writer": "agent", "once": "f4"})
     assert answer.status_code == 403
     assert token_names(acme) == ["bootstrap admin", "member agent"]
 
