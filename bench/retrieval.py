@@ -132,6 +132,19 @@ def hygiene_outcomes(dataset: dict, ids: dict[str, str], principals: dict) -> di
     queued_with_other = sum(old not in successor and frozenset((new, old)) not in open_pairs and old in in_conflict
                             for new, old in replaced)
     complements = [(ids[m["key"]], ids[other]) for m in dataset["memories"] for other in m["complements"]]
+    # Every retirement after review, by what the labels say it was: a labelled replacement or duplicate, one note by
+    # another (small talk in the conversations), or unlabelled (a memory retired by one no label calls its successor).
+    labelled = {frozenset((ids[m["key"]], ids[other])) for m in dataset["memories"]
+                for other in m["supersedes"] + m["replaces_undeclared"] + m["duplicates"]}
+    kind = {ids[m["key"]]: m["kind"] for m in dataset["memories"]}
+    retirements: dict[str, int] = defaultdict(int)
+    for old, new in successor.items():
+        if frozenset((old, new)) in labelled:
+            retirements["labelled"] += 1
+        elif kind.get(old) == kind.get(new) == "note":
+            retirements["between notes"] += 1
+        else:
+            retirements["unlabelled"] += 1
     writes = len(dataset["memories"])
     open_count = sum(c.status == Conflict.Status.OPEN for c in conflicts.values())
     return {
@@ -145,6 +158,7 @@ def hygiene_outcomes(dataset: dict, ids: dict[str, str], principals: dict) -> di
         "undeclared_pairs_queued": queued,
         "undeclared_pairs_retired_by_another": retired_by_other,
         "undeclared_pairs_queued_with_another": queued_with_other,
+        "retirements": dict(retirements),
         "complementary_pairs": len(complements),
         "complementary_pairs_retired": sum(successor.get(a) == b or successor.get(b) == a for a, b in complements),
     }
@@ -250,7 +264,8 @@ def format_table(report: dict) -> list[str]:
                      f" {o['undeclared_pairs_retired']}, queued in an open conflict {o['undeclared_pairs_queued']}"
                      f" (older one retired by another memory {o['undeclared_pairs_retired_by_another']}, in a conflict"
                      f" with another only {o['undeclared_pairs_queued_with_another']})")
-        lines.append(f"  complementary pairs retired: {o['complementary_pairs_retired']} of {o['complementary_pairs']}")
+        lines.append(f"  complementary pairs retired: {o['complementary_pairs_retired']} of {o['complementary_pairs']};"
+                     f" every retirement by its labels: {dict(sorted(o['retirements'].items()))}")
     latency = report["latency_ms"]
     lines.append(f"  recall latency p50 {latency['p50']} ms, p95 {latency['p95']} ms")
     return lines
