@@ -64,10 +64,8 @@ class TenantAPIView(APIView):
     @staticmethod
     def check_path_and_query(request, kwargs: dict) -> None:
         """No NUL or lone surrogate reaches Postgres (it would refuse them with a 500): in a path they are 404 like
-        any unknown id, in a query string 400."""
-        for value in kwargs.values():
-            if isinstance(value, str) and text_problem(value):
-                raise NotFound(Code.NOT_FOUND, "No such resource.")
+        any unknown id (check_path), in a query string 400."""
+        check_path(kwargs)
         for name, values in request.query_params.lists():
             for value in [name, *values]:
                 if problem := text_problem(value):
@@ -78,6 +76,18 @@ class TenantAPIView(APIView):
             raise Forbidden(Code.ADMIN_ONLY, "Only organization admins may do this.")
 
     def validated(self, serializer_class: type[serializers.Serializer]) -> dict:
-        serializer = serializer_class(data=self.request.data)
-        serializer.is_valid(raise_exception=True)
-        return serializer.validated_data
+        return validated(serializer_class, self.request.data)
+
+
+def validated(serializer_class: type[serializers.Serializer], data: object) -> dict:
+    """The input checked by the endpoint's serializer (invalid: 400 in the envelope); the MCP tools use it too."""
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+def check_path(kwargs: dict) -> None:
+    """An id in a path with a NUL or a lone surrogate is unknown (404), before Postgres would refuse it with a 500."""
+    for value in kwargs.values():
+        if isinstance(value, str) and text_problem(value):
+            raise NotFound(Code.NOT_FOUND, "No such resource.")
