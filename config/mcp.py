@@ -59,6 +59,9 @@ from tenants.ratelimit import rate_limit_check
 from tenants.views import check_path, validated
 
 logger = logging.getLogger(__name__)
+# The SDK logs each stateless POST's transport lifecycle at INFO ("Terminating session: None"): one more line per call
+# beside the server's access log, and time spent writing it. Its warnings and errors still show.
+logging.getLogger("mcp").setLevel(logging.WARNING)
 
 PATH = "/mcp"
 _IDENTITY = "zero_memory.identity"  # the ASGI scope key that carries the caller from the token check to the tool
