@@ -33,6 +33,7 @@ from functools import cache, partial
 from types import SimpleNamespace
 from typing import Any
 
+from django.conf import settings
 from django.db import connections
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.renderers import OpenApiJsonRenderer
@@ -47,6 +48,7 @@ from rest_framework.response import Response
 from rest_framework.utils.encoders import JSONEncoder
 
 from config.errors import Code, api_exception_handler, envelope
+from config.parsers import check_storable
 from config.timing import StepTimer
 from hygiene import services as hygiene_services
 from hygiene.api import ConflictOutput, ConflictResolveView, ConflictsView
@@ -56,7 +58,7 @@ from memory.api.objects import CheckOutput, LinkOutput, MemoryOutput
 from tenants import rls
 from tenants.auth import BearerTokenAuthentication, Identity, Principal, principal_for
 from tenants.ratelimit import rate_limit_check
-from tenants.views import check_path, validated
+from tenants.views import validated
 
 logger = logging.getLogger(__name__)
 # The SDK logs each stateless POST's transport lifecycle at INFO ("Terminating session: None"): one more line per call
@@ -90,13 +92,12 @@ class ToolSpec:
 
 
 def _id(arguments: dict, name: str) -> str:
-    """An id that REST takes in the path: a string, and one Postgres can store (else 404, as in a path)."""
+    """An id that REST takes in the path (an unknown one answers 404 there, as here)."""
     value = arguments.get(name)
     if value is None:
         raise exceptions.ValidationError({name: ["This field is required."]})
     if not isinstance(value, str):
         raise exceptions.ValidationError({name: ["Not a valid string."]})
-    check_path({name: value})
     return value
 
 
@@ -390,6 +391,7 @@ def _call(spec: ToolSpec, identity: Identity, arguments: dict) -> tuple[str, dic
     try:
         rate_limit_check(identity)  # per tool call, as REST counts per request
         steps = StepTimer()
+        check_storable(arguments)  # what REST's JSON parser refuses in a body: NUL, lone surrogates, infinity, depth
         work = spec.prepare(arguments)
         with rls.tenant_scope(identity.scope):
             body, is_error = work(principal_for(identity), steps), False
@@ -426,6 +428,7 @@ class McpEndpoint:
         # bearer token that a rebinding web page cannot have, and the hosts are the deployment's (ALLOWED_HOSTS).
         self.app = self.server.streamable_http_app(
             streamable_http_path=PATH, stateless_http=True, json_response=True,
+            max_request_body_size=settings.DATA_UPLOAD_MAX_MEMORY_SIZE,  # REST's limit on a body (1 MiB)
             transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         )
 

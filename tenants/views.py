@@ -64,8 +64,10 @@ class TenantAPIView(APIView):
     @staticmethod
     def check_path_and_query(request, kwargs: dict) -> None:
         """No NUL or lone surrogate reaches Postgres (it would refuse them with a 500): in a path they are 404 like
-        any unknown id (check_path), in a query string 400."""
-        check_path(kwargs)
+        any unknown id, in a query string 400."""
+        for value in kwargs.values():
+            if isinstance(value, str) and text_problem(value):
+                raise NotFound(Code.NOT_FOUND, "No such resource.")
         for name, values in request.query_params.lists():
             for value in [name, *values]:
                 if problem := text_problem(value):
@@ -85,9 +87,3 @@ def validated(serializer_class: type[serializers.Serializer], data: object) -> d
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
 
-
-def check_path(kwargs: dict) -> None:
-    """An id in a path with a NUL or a lone surrogate is unknown (404), before Postgres would refuse it with a 500."""
-    for value in kwargs.values():
-        if isinstance(value, str) and text_problem(value):
-            raise NotFound(Code.NOT_FOUND, "No such resource.")

@@ -224,6 +224,10 @@ def test_a_token_of_another_org_sees_nothing(stack):
 def test_bad_arguments_are_tool_errors_in_the_rest_envelope_and_the_session_goes_on(stack):
     port, tenants, _ = stack
 
+    deep: dict = {}
+    for _ in range(40):
+        deep = {"d": deep}
+
     async def main():
         async with session(port, tenants["acme"].member_token) as mcp:
             cases = [
@@ -238,7 +242,9 @@ def test_bad_arguments_are_tool_errors_in_the_rest_envelope_and_the_session_goes
                 ("recall", {"query": "deploys", "project": "no-such-project"}, "not_found", None),
                 ("get_memory", {}, "invalid", "memory_id: This field is required."),
                 ("get_memory", {"memory_id": 5}, "invalid", None),
-                ("get_memory", {"memory_id": "mem_\x00"}, "not_found", None),
+                ("get_memory", {"memory_id": "mem_\x00"}, "invalid", "memory_id: Contains a NUL character."),
+                ("remember", {"content": "a\x00b"}, "invalid", "content: Contains a NUL character."),
+                ("remember", {"content": "x", "metadata": deep}, "nesting_too_deep", None),
                 ("forget", {"memory_id": "mem_01JAAAAAAAAAAAAAAAAAAAAAAA"}, "not_found", None),
                 ("resolve_conflict", {"conflict_id": "cfl_x", "decision": "flip a coin"}, "invalid", None),
                 ("resolve_conflict", {"conflict_id": "cfl_x", "decision": "keep_both"}, "not_found", None),
