@@ -424,8 +424,9 @@ class McpEndpoint:
         self.executor = executor  # the web worker's Django threads: MCP calls share their bound on connections
         self.server = Server("zero-memory", version="1", instructions=INSTRUCTIONS,
                              on_list_tools=self._list_tools, on_call_tool=self._call_tool)
-        # DNS-rebinding protection guards servers that trust whoever reaches them; every request here carries a
-        # bearer token that a rebinding web page cannot have, and the hosts are the deployment's (ALLOWED_HOSTS).
+        # The SDK's DNS-rebinding protection guards servers that trust whoever reaches them, and its default host list
+        # (localhost) would refuse a deployment's own names. Every request here needs a bearer token, which a web
+        # page that rebinds a name to this server cannot have.
         self.app = self.server.streamable_http_app(
             streamable_http_path=PATH, stateless_http=True, json_response=True,
             max_request_body_size=settings.DATA_UPLOAD_MAX_MEMORY_SIZE,  # REST's limit on a body (1 MiB)
