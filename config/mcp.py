@@ -388,13 +388,17 @@ def _error_answer(error: Exception) -> tuple[int, dict]:
 def _call(spec: ToolSpec, identity: Identity, arguments: dict) -> tuple[str, dict, bool]:
     """(JSON text, body, is_error), on a web thread. The thread's database connections go back to the pool before it
     returns, as Django hands them back at the end of a request: a pool thread that kept one would starve the others."""
+    steps = StepTimer()  # the same named steps as TenantAPIView's, for recall's trace
     try:
         rate_limit_check(identity)  # per tool call, as REST counts per request
-        steps = StepTimer()
+        steps.lap("rate_limit")
         check_storable(arguments)  # what REST's JSON parser refuses in a body: NUL, lone surrogates, infinity, depth
         work = spec.prepare(arguments)
+        steps.lap("prepare")
         with rls.tenant_scope(identity.scope):
-            body, is_error = work(principal_for(identity), steps), False
+            principal = principal_for(identity)
+            steps.lap("identity")
+            body, is_error = work(principal, steps), False
     except Exception as error:  # noqa: BLE001 - every error is answered; _error_answer logs the unexpected ones
         body, is_error = _error_answer(error)[1], True
     finally:

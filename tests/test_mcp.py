@@ -130,6 +130,8 @@ def test_an_agent_replaces_a_fact_recall_returns_the_new_version_first(stack):
             status, rest_recall = call(port, token, "POST", "/api/v1/recall", {"query": "when is the deploy window?"})
             assert status == 200 and set(rest_recall) == set(current)
             assert [hit["memory"] for hit in rest_recall["results"]] == [hit["memory"] for hit in current["results"]]
+            assert set(rest_recall["trace"]) == set(current["trace"])
+            assert set(current["trace"]["timings_ms"]) == set(rest_recall["trace"]["timings_ms"]) - {"authenticate"}
             # Reversible: restore brings the old version back to life, and the successor stays live.
             restored = await ok(mcp, "restore_memory", memory_id=old_id)
             assert restored["memory"]["status"] == "live" and restored["memory"]["superseded_by"] is None
