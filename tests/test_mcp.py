@@ -14,7 +14,7 @@ import anyio
 import httpx2
 import pytest
 from django.db import connections
-from mcp import ClientSession
+from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
@@ -264,6 +264,23 @@ def test_bad_arguments_are_tool_errors_in_the_rest_envelope_and_the_session_goes
             # The same session still works, and a JSON-looking string stays a string.
             stored = await ok(mcp, "remember", content="[1, 2]")
             assert stored["memory"]["content"] == "[1, 2]"
+
+    run(main)
+
+
+def test_the_2026_protocol_reaches_the_same_tools(stack):
+    """The SDK's high-level Client on MCP's per-request protocol (2026-07-28, no initialize handshake)."""
+    port, tenants, _ = stack
+
+    async def main():
+        headers = {"Authorization": f"Bearer {tenants['acme'].member_token}"}
+        async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
+            transport = streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)
+            async with Client(transport, mode="2026-07-28") as client:
+                hits = (await client.call_tool("recall", {"query": "deploy window", "k": 1})).structured_content
+                assert hits["results"][0]["memory"]["content"] == "The deploy window moved to Friday 14:00 UTC."
+                error = await client.call_tool("recall", {"query": "deploy window", "k": 0})
+                assert error.is_error and json.loads(error.content[0].text)["error"]["code"] == "invalid"
 
     run(main)
 
