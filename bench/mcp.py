@@ -1,4 +1,4 @@
-"""`make bench ARGS=mcp`: remember and recall as MCP tool calls (config/mcp.py) beside the same calls over REST, against
+"""`make bench ARGS=mcp`: remember and recall as MCP tool calls (config/mcp/) beside the same calls over REST, against
 the served stack, in one run, on one tenant (issue 14: a tool call within 5 ms of REST).
 
 The server is the very command of `make run` (config.launcher.server_command), started on a spare port for the run;

@@ -4,7 +4,7 @@ Django answers HTTP through its WSGI handler, run by a2wsgi on a fixed pool of W
 Measured on a 404 that touches nothing (so only the server path counts): 0.8 ms per request this way, 2.3-5 ms
 through Django's own ASGI handler, which starts a new thread for every request and passes the request between
 the event loop and that thread several times. The pool also bounds the requests a worker runs at once, and so the
-database connections it borrows (keep DB_POOL_MAX_SIZE >= WEB_THREADS). The MCP endpoint (config/mcp.py) is served
+database connections it borrows (keep DB_POOL_MAX_SIZE >= WEB_THREADS). The MCP endpoint (config/mcp/) is served
 beside Django at /mcp; its tool calls run on the same pool of threads, so the bound holds for both.
 
 The lifespan events are where a worker gets ready before it accepts its first request: the embedding model is

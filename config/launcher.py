@@ -9,7 +9,7 @@
 
 DATABASE_URL / REDIS_URL, when set, point at existing servers and the embedded ones are not started.
 
-The web server is uvicorn serving config.asgi (Django on a thread pool, and the MCP endpoint of config/mcp.py beside
+The web server is uvicorn serving config.asgi (Django on a thread pool, and the MCP endpoint of config/mcp/ beside
 it at /mcp) with one process per core (WEB_WORKERS). Against gunicorn (sync and gthread workers) on
 this 2-core machine it served as many requests per second at 16 clients or more, and it is an ASGI server (README,
 Benchmarks).

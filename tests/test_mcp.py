@@ -1,4 +1,4 @@
-"""The MCP endpoint (config/mcp.py) through the official MCP client, over real HTTP, against the server of `make run`
+"""The MCP endpoint (config/mcp/) through the official MCP client, over real HTTP, against the server of `make run`
 (config.launcher.server_command) on the test database: the tools, seed 000's replace-a-fact workflow, the same
 tokens and visibility as REST, errors as tool errors in the REST envelope, and no pooled connection kept by a call.
 
@@ -36,8 +36,8 @@ def stack(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[tupl
             tenants = {slug: build_tenant(slug) for slug in ("acme", "globex")}
             acme = tenants["acme"]
             with rls.tenant_scope(acme.scope):
-                _, watcher = _token_create(org=acme.org, user=acme.admin, name="watcher", writer=ApiToken.Writer.WATCHER,
-                                           project=acme.web)
+                _, watcher = _token_create(org=acme.org, user=acme.admin, name="watcher",
+                                           writer=ApiToken.Writer.WATCHER, project=acme.web)
             env = stack_env(WEB_THREADS="8", DB_POOL_MIN_SIZE="1", DB_POOL_MAX_SIZE="2", DB_POOL_TIMEOUT="2")
             with served(env, tmp_path_factory.mktemp("mcp") / "server.log") as port:
                 yield port, tenants, watcher
@@ -217,7 +217,8 @@ def test_a_token_of_another_org_sees_nothing(stack):
                 assert (await refused(mcp, tool, memory_id=memory_id))["code"] == "not_found"
             error = await refused(mcp, "add_check", memory_id=memory_id, outcome="fail", detail="wrong")
             assert error["code"] == "not_found"
-            error = await refused(mcp, "remember", content="Replaced.", links=[{"type": "supersedes", "dst": memory_id}])
+            error = await refused(mcp, "remember", content="Replaced.",
+                                  links=[{"type": "supersedes", "dst": memory_id}])
             assert error["code"] == "target_invisible"
             assert (await ok(mcp, "list_conflicts"))["results"] == []
 
