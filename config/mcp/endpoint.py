@@ -50,8 +50,9 @@ def error_answer(error: Exception) -> tuple[int, dict]:
 
 
 def run_tool(spec: ToolSpec, identity: Identity, arguments: dict) -> tuple[str, dict, bool]:
-    """(JSON text, body, is_error), on a web thread: the steps of TenantAPIView, in its order. The thread's database connections go back to the pool before it
-    returns, as Django hands them back at the end of a request: a pool thread that kept one would starve the others."""
+    """(JSON text, body, is_error), on a web thread: the steps of TenantAPIView, in its order. The thread's database
+    connections go back to the pool before it returns, as Django hands them back at the end of a request: a pool
+    thread that kept one would starve the others."""
     steps = StepTimer()  # the same named steps as TenantAPIView's, for recall's trace
     try:
         rate_limit_check(identity)  # per tool call, as REST counts per request
