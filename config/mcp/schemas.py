@@ -1,8 +1,8 @@
 """The MCP tools' JSON schemas: their REST operations' own, from the OpenAPI document that /api/schema/ serves, so the
-shapes cannot drift. Inputs are inlined (some clients resolve no references in them); outputs keep their components
-under ``$defs`` (the memory object once, not once per place it appears)."""
+shapes cannot drift. References are inlined: some clients resolve none in input schemas, and the official client
+checks every answer against the output schema, a third faster without them (2.2 ms instead of 3.3 for a recall of
+10 memories), for a longer tools/list."""
 import json
-from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
@@ -27,32 +27,8 @@ def _operation(operation_id: str) -> dict:
     raise LookupError(f"no operation {operation_id!r} in the OpenAPI document")
 
 
-def _refs(node: object) -> Iterator[str]:
-    if isinstance(node, dict):
-        if isinstance(node.get("$ref"), str):
-            yield node["$ref"].rsplit("/", 1)[-1]
-        for value in node.values():
-            yield from _refs(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _refs(value)
-
-
-def _self_contained(schema: dict) -> dict:
-    """The schema with the components it refers to under ``$defs`` (MCP clients resolve refs within the schema)."""
-    components = _openapi()["components"]["schemas"]
-    needed, pending = {}, list(_refs(schema))
-    while pending:
-        name = pending.pop()
-        if name not in needed:
-            needed[name] = components[name]
-            pending.extend(_refs(components[name]))
-    text = json.dumps({**schema, "$defs": needed} if needed else schema)
-    return json.loads(text.replace('"#/components/schemas/', '"#/$defs/'))
-
-
 def _inlined(node: object) -> object:
-    """The schema with every reference replaced by the component (inputs: some clients resolve no refs in them)."""
+    """The schema with every reference replaced by the component it names (none of ours refers to itself)."""
     if isinstance(node, list):
         return [_inlined(item) for item in node]
     if not isinstance(node, dict):
@@ -83,10 +59,7 @@ def _input_schema(spec: ToolSpec) -> dict:
 
 def _output_schema(spec: ToolSpec) -> dict:
     responses = _operation(spec.operation)["responses"]
-    schema = (responses.get("200") or responses["201"])["content"]["application/json"]["schema"]
-    if "$ref" in schema:  # MCP wants an object schema at the root, not a reference to one
-        schema = _openapi()["components"]["schemas"][schema["$ref"].rsplit("/", 1)[-1]]
-    return _self_contained(schema)
+    return _inlined((responses.get("200") or responses["201"])["content"]["application/json"]["schema"])
 
 
 @cache
