@@ -20,20 +20,21 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m bench",
         description="remember (write latency), retrieval (quality on the eval set), recall (read latency), "
                     "judge (the hygiene judge on labeled pairs), http (remember and recall over HTTP against the "
-                    "served stack, beside the same calls in process), soak (client processes for a bounded time "
+                    "served stack, beside the same calls in process), mcp (remember and recall as MCP tool calls beside "
+                    "the same calls over REST, against the served stack), soak (client processes for a bounded time "
                     "against the served stack, then the lifecycle invariants in SQL), pages (render time of each "
                     "web page in a tenant of --memories, default 10000)",
     )
-    parser.add_argument("which", choices=["remember", "retrieval", "recall", "judge", "http", "soak", "pages"])
+    parser.add_argument("which", choices=["remember", "retrieval", "recall", "judge", "http", "mcp", "soak", "pages"])
     parser.add_argument("--n", type=int, default=10_000, help="number of writes (remember)")
     parser.add_argument("--memories", type=int, default=None,
-                        help="memories in the big tenant (recall: default 100000; http: default 20000; "
+                        help="memories in the big tenant (recall: default 100000; http and mcp: default 20000; "
                              "pages: default 10000)")
     parser.add_argument("--store", type=int, default=0,
                         help="fill other tenants until the store holds about this many memories (recall)")
     parser.add_argument("--queries", type=int, default=200, help="queries per filter and tenant (recall)")
     parser.add_argument("--requests", type=int, default=300,
-                        help="requests per operation and concurrency level (http)")
+                        help="requests per operation and concurrency level (http); calls per way and operation (mcp)")
     parser.add_argument("--clients", default="1,4,16", help="concurrent keep-alive clients, comma-separated (http)")
     parser.add_argument("--renders", type=int, default=20, help="renders of each page after a warm-up (pages)")
     parser.add_argument("--seconds", type=float, default=600, help="how long the clients run (soak)")
@@ -110,6 +111,16 @@ def main(argv: list[str]) -> int:
             f"{args.requests} requests per operation and level, clients {clients}")
         report = bench_http(memories=memories, requests=args.requests, clients=clients, seed=args.seed, say=say)
         for line in format_table(report):
+            say(line)
+    if which == "mcp":
+        from bench.mcp import bench_mcp
+        from bench.mcp import format_table as format_mcp
+
+        memories = args.memories or 20_000
+        say(f"bench mcp: remember and recall as MCP tool calls and over REST, a tenant of {memories} memories, "
+            f"{args.requests} calls per way and operation")
+        report = bench_mcp(memories=memories, requests=args.requests, seed=args.seed, say=say)
+        for line in format_mcp(report):
             say(line)
     if which == "soak":
         from bench.soak import bench_soak
