@@ -14,6 +14,7 @@ all of them alike:
 """
 import http.client
 import json
+import logging
 import os
 import random
 import socket
@@ -38,6 +39,7 @@ from tenants.ids import ulid
 from tenants.services import api_token_issue
 
 OPERATIONS = ("remember", "recall")
+logging.getLogger("httpx2").setLevel(logging.WARNING)  # a line per request of the SDK's HTTP client otherwise
 WAYS = ("rest", "mcp_jsonrpc", "mcp_sdk")
 WARM_UP = 5  # untimed calls of each way before the measured ones
 TARGET_GAP_MS = 5.0  # issue 14: a tool call's p50 and p95 within 5 ms of REST
