@@ -310,3 +310,16 @@ def test_postgres_is_a_cloudnativepg_cluster_with_the_two_roles(overlay):
     workers = by(resources, "Deployment", "zero-memory-worker")["spec"]["replicas"]
     needed = (web + workers + 2) * pool + 3  # 2: the flusher and the migrate Job or an init container
     assert needed <= int(spec["postgresql"]["parameters"]["max_connections"])
+
+
+@pytest.mark.django_db
+def test_the_init_containers_check_passes_as_the_app_role_once_migrated():
+    """The web and worker pods wait on `manage.py migrate --check` run as the app role (DATABASE_URL only): on a
+    migrated database it exits 0, with the role's own privileges (no superuser, no BYPASSRLS)."""
+    from django.core.management import call_command
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user")
+        assert cursor.fetchone() == (False, False)
+    call_command("migrate", "--check", verbosity=0)  # SystemExit(1) if a migration were unapplied
