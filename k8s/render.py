@@ -10,6 +10,8 @@ Supported kustomization.yaml fields (anything else is an error, never silently i
 
 The strategic merge follows Kubernetes' patch keys for the lists used here (containers, env, volumes, ... by name;
 ports by containerPort; volumeMounts by mountPath); other lists are replaced, and a null value deletes a key.
+(kustomize patches a custom resource such as the CNPG Cluster as a JSON merge patch: the patches here change
+only its maps, where the two agree.)
 Usage: python k8s/render.py k8s/overlays/prod  (prints the rendered stream).
 """
 from __future__ import annotations
