@@ -9,7 +9,6 @@ is refused (409): those are counted, not failures. A failure is a 5xx or a reque
 """
 import multiprocessing
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -19,7 +18,7 @@ from django.conf import settings
 from django.db import connections
 
 from bench.soak_client import run_client
-from config.launcher import reap, server_command, server_env, wait_until_serving, web_workers
+from config.launcher import MANAGE, WORKER_ARGS, reap, server_command, server_env, wait_until_serving, web_workers
 from tenants import rls
 from tenants.auth import load_principal
 from tenants.ids import ulid
@@ -153,8 +152,7 @@ def _stack(say: Callable[[str], None]):
                                   cwd=settings.BASE_DIR, stdout=server_log, stderr=subprocess.STDOUT,
                                   start_new_session=True)
         worker = subprocess.Popen(
-            [sys.executable, str(settings.BASE_DIR / "manage.py"), "rqworker", "default", "--worker-class",
-             "rq.SimpleWorker"], cwd=settings.BASE_DIR, stdout=worker_log, stderr=subprocess.STDOUT,
+            [*MANAGE, *WORKER_ARGS], cwd=settings.BASE_DIR, stdout=worker_log, stderr=subprocess.STDOUT,
             start_new_session=True)
         try:
             wait_until_serving(f"http://127.0.0.1:{port}/healthz", server)

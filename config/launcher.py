@@ -27,6 +27,10 @@ from config import settings
 from config.services import EmbeddedPostgres, EmbeddedRedis, say
 
 MANAGE = [sys.executable, str(settings.BASE_DIR / "manage.py")]
+# SimpleWorker runs jobs in the worker process itself, so the embedding model of the embedded judge is loaded once,
+# not in a fresh fork for every job. The scheduler moves a failed review back to the queue after its retry interval
+# (JUDGE_RETRY_INTERVALS): without it, a retry with a delay would wait forever in RQ's scheduled registry.
+WORKER_ARGS = ["rqworker", "default", "--worker-class", "rq.SimpleWorker", "--with-scheduler"]
 DEMO_TOKEN_FILE = settings.DATA_DIR / "demo-token"
 
 
@@ -148,11 +152,7 @@ def run() -> int:
         token = _demo_token()
         host, port = os.environ.get("HOST", "127.0.0.1"), int(os.environ.get("PORT", "8000"))
         workers = web_workers()
-        # SimpleWorker runs jobs in the worker process itself, so the embedding model of the embedded judge is
-        # loaded once, not in a fresh fork for every job.
-        children.append(subprocess.Popen(
-            [*MANAGE, "rqworker", "default", "--worker-class", "rq.SimpleWorker"], start_new_session=True
-        ))
+        children.append(subprocess.Popen([*MANAGE, *WORKER_ARGS], start_new_session=True))
         # The outbox: reviews recorded while Redis was unreachable are queued once it answers again.
         children.append(subprocess.Popen([*MANAGE, "hygiene_flush", "--every", "30"], start_new_session=True))
         say(f"starting the web server: uvicorn, {workers} worker{'s' * (workers > 1)} x {settings.WEB_THREADS} threads, "

@@ -5,6 +5,7 @@ import os
 import subprocess
 
 from bench.soak import check_invariants, format_report, run_soak, soak_tokens
+from config.launcher import WORKER_ARGS
 from hygiene.outbox import review_queue
 from tests.stack import MANAGE, served, stack_env
 
@@ -20,7 +21,7 @@ def test_a_bounded_soak_keeps_every_invariant(committed, tmp_path, settings):
     env = stack_env(WEB_THREADS="8", DB_POOL_MAX_SIZE="8", RATE_LIMIT_PER_MINUTE="0")
     review_queue().empty()
     with open(tmp_path / "worker.log", "w") as log:
-        worker = subprocess.Popen([*MANAGE, "rqworker", "default", "--worker-class", "rq.SimpleWorker"], env=env,
+        worker = subprocess.Popen([*MANAGE, *WORKER_ARGS], env=env,
                                   cwd=settings.BASE_DIR, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         with served(env, tmp_path / "server.log") as port:

@@ -1,6 +1,7 @@
 import django_rq
 import pytest
 from rq import SimpleWorker
+from rq.scheduler import RQScheduler
 
 from hygiene.judge import get_judge
 from hygiene.outbox import review_queue
@@ -13,6 +14,8 @@ def queue(committed):
     review_queue().empty()
     yield review_queue()
     review_queue().empty()
+    # A worker killed with SIGKILL keeps RQ's scheduler lock until it expires (a minute): free it for the next test.
+    review_queue().connection.delete(RQScheduler.get_locking_key(review_queue().name))
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from django.core.management import call_command
 from django_rq.connection_utils import get_redis_connection
 from rq import Queue, SimpleWorker
 
+from config.launcher import WORKER_ARGS
 from config.services import EmbeddedRedis
 from hygiene.models import Review, Verdict
 from memory.models import Link, Memory
@@ -16,7 +17,7 @@ from tenants import rls
 from tests.conftest import build_tenant
 from tests.stack import MANAGE, spare_port, stack_env
 
-WORKER = [*MANAGE, "rqworker", "default", "--worker-class", "rq.SimpleWorker"]  # as `make run` starts it
+WORKER = [*MANAGE, *WORKER_ARGS]  # as `make run` starts it
 
 
 def remember(api, token, content) -> tuple[str, float]:
@@ -116,3 +117,28 @@ def test_a_judge_that_never_answers_in_time_is_retried_then_marked_unavailable(a
     assert len(fake_vllm.requests) == 6  # 2 job attempts x 3 client attempts, each cut at the timeout
     assert judging >= 6 * 0.3 and seconds < judging  # the write never waited for the judge
     assert retirements(acme, old, new) == ("live", None, 0, 0)
+
+
+def test_a_failed_review_is_retried_after_its_interval_by_the_worker_make_run_starts(api, queue, fake_vllm, settings,
+                                                                                    tmp_path):
+    # RQ keeps a retry with a delay in its scheduled registry; only a worker with the scheduler puts it back.
+    fake_vllm.fail_next = 3  # every client attempt of the first job attempt gets a 503
+    settings.JUDGE_RETRY_INTERVALS = [2]  # the retry and its delay are set when the write enqueues the review
+    env = stack_env(JUDGE_BACKEND="vllm", JUDGE_VLLM_URL=fake_vllm.url, JUDGE_VLLM_MODEL=fake_vllm.model)
+    acme = build_tenant("acme")
+    old, _ = remember(api, acme.member_token, "The VPN gateway is vpn1.acme.test.")
+    new, _ = remember(api, acme.member_token, "The VPN gateway moved to vpn2.acme.test.")
+    with open(tmp_path / "worker.log", "w") as log:
+        worker = subprocess.Popen(WORKER, env=env, cwd=settings.BASE_DIR, stdout=log, stderr=subprocess.STDOUT,
+                                  start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while reviews(acme).get(new) != "done" and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait()
+    assert reviews(acme)[new] == "done", (tmp_path / "worker.log").read_text()
+    with rls.tenant_scope(acme.scope):
+        assert Review.objects.get(memory_id=new).attempts == 2
+    assert retirements(acme, old, new) == ("superseded", new, 1, 1)
