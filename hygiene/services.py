@@ -7,6 +7,7 @@ a job twice (a worker killed mid-job) changes nothing more.
 """
 import logging
 from dataclasses import dataclass
+from enum import StrEnum
 
 from django.conf import settings
 from django.db.models import F, Q
@@ -25,6 +26,24 @@ from tenants.auth import Principal, load_principal, require_authoritative
 logger = logging.getLogger(__name__)
 RETIRING = {"supersedes", "duplicate"}
 DISPUTED = {"supersedes", "duplicate", "contradicts"}
+
+
+class Action(StrEnum):
+    RETIRE = "retire"
+    CONFLICT = "conflict"
+    RECORD = "record"
+
+
+def action_for(verdict, threshold: float) -> Action:
+    """What a verdict asks of the review, before the checks on the memories themselves (both live, who may replace
+    whom). Only a replacement or a restatement at the bar retires; a probable replacement below it, or a
+    contradiction, needs a person; what the judge calls complementary or unrelated is recorded without asking anyone.
+    bench/judge.py scores the judge with this same rule."""
+    if verdict.relation in RETIRING and verdict.confidence >= threshold:
+        return Action.RETIRE
+    if verdict.relation in DISPUTED:
+        return Action.CONFLICT
+    return Action.RECORD
 
 
 @dataclass(frozen=True)
@@ -116,12 +135,12 @@ def _decide(memory_id: str, candidate: Candidate, verdict, judge, latency_ms: fl
     may_retire = (newer.authoritative or not older.authoritative) and (
         not both_live or lifecycle.successor_refusal(older, newer) is None
     )
-    if (both_live and verdict.relation in RETIRING and verdict.confidence >= settings.JUDGE_AUTO_RESOLVE_THRESHOLD
-            and may_retire):
+    action = action_for(verdict, settings.JUDGE_AUTO_RESOLVE_THRESHOLD)
+    if both_live and action == Action.RETIRE and may_retire:
         decision = Verdict.Decision.AUTO_RETIRED
         reason = f"{judge.name} judged {verdict.relation} ({verdict.confidence:.2f}): {verdict.rationale}"
         lifecycle.supersede(older, successor=newer, reason=reason, origin=Link.Origin.JUDGE, principal=principal)
-    elif both_live and verdict.relation in DISPUTED:
+    elif both_live and action != Action.RECORD:
         decision = Verdict.Decision.CONFLICT
         Conflict.objects.create(
             org_id=newer.org_id, a=older, b=newer, relation=verdict.relation, confidence=verdict.confidence,
