@@ -84,6 +84,50 @@ def review_all(ids: dict[str, str], principals: dict, say: Callable[[str], None]
     return dict(outcomes)
 
 
+def hygiene_audit(dataset: dict, ids: dict[str, str], principals: dict) -> dict:
+    """What review did with the dataset's undeclared replacements, and how long the queue a person must read is.
+
+    Per labelled pair (old, new): did it reach the judge (a verdict on it), was the old one retired, or queued (an
+    open conflict between the two)? Open conflicts are counted per 100 writes of the whole set.
+    """
+    from hygiene.models import Conflict, Verdict
+    from memory.models import Link, Memory
+
+    pairs = [(ids[old], ids[m["key"]]) for m in dataset["memories"] for old in m["replaces_undeclared"]]
+    judged, conflicts, retired_by, by_judge = set(), {}, {}, set()
+    for principal in principals.values():  # each sees what RLS shows them; together, the whole organization
+        with rls.tenant_scope(principal.scope):
+            judged |= set(Verdict.objects.values_list("memory_id", "other_id"))
+            conflicts |= {c.id: (c.a_id, c.b_id) for c in Conflict.objects.filter(status=Conflict.Status.OPEN)}
+            retired_by |= dict(Memory.objects.exclude(superseded_by=None).values_list("id", "superseded_by_id"))
+            by_judge |= set(Link.objects.filter(origin=Link.Origin.JUDGE).values_list("dst_id", "src_id"))
+    open_pairs = {frozenset(pair) for pair in conflicts.values()}
+    reached = sum((new, old) in judged for old, new in pairs)
+    retired = sum(old in retired_by for old, _ in pairs)
+    queued = sum(old not in retired_by and frozenset((old, new)) in open_pairs for old, new in pairs)
+    writes = len(dataset["memories"])
+    content = {ids[m["key"]]: m["content"] for m in dataset["memories"]}
+    # Retirements the labels do not call a replacement: each one a fact lost without anyone asking.
+    unlabelled = [{"older": content[old], "newer": content[new]} for old, new in sorted(by_judge)
+                  if (old, new) not in set(pairs)]
+    with rls.tenant_scope(next(iter(principals.values())).scope):
+        verdicts = [
+            {"relation": v.relation, "confidence": v.confidence, "decision": v.decision, "rationale": v.rationale,
+             "labelled_replacement": (v.other_id, v.memory_id) in set(pairs),
+             "older": content.get(v.other_id, ""), "newer": content.get(v.memory_id, "")}
+            for v in Verdict.objects.all()
+        ]
+    # Kept in the result file: what was acted on, and every verdict on a labelled replacement (the rest is noise).
+    verdicts = [v for v in verdicts if v["decision"] != "recorded" or v["labelled_replacement"]]
+    return {
+        "verdicts": verdicts,
+        "undeclared_pairs": len(pairs), "reached_judge": reached, "retired": retired, "queued": queued,
+        "retired_or_queued": round((retired + queued) / len(pairs), 3) if pairs else None,
+        "judge_retired": len(by_judge), "judge_retired_unlabelled": unlabelled,
+        "open_conflicts": len(conflicts), "open_conflicts_per_100_writes": round(100 * len(conflicts) / writes, 1),
+    }
+
+
 def _ndcg_at_5(ranked: list[str], answers: set[str]) -> float:
     dcg = sum(1 / math.log2(rank + 1) for rank, memory_id in enumerate(ranked[:5], start=1) if memory_id in answers)
     ideal = sum(1 / math.log2(rank + 1) for rank in range(1, min(len(answers), 5) + 1))
@@ -95,6 +139,7 @@ def evaluate(*, say: Callable[[str], None] = print, dataset_path: Path = DATASET
     principals = _principals(dataset)
     ids = load(dataset, principals, say)
     hygiene = review_all(ids, principals, say)
+    audit = hygiene_audit(dataset, ids, principals)
     per_type: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     latencies, misses, retired_returned = [], [], 0
     for query in dataset["queries"]:
@@ -128,6 +173,7 @@ def evaluate(*, say: Callable[[str], None] = print, dataset_path: Path = DATASET
         "ceiling": ceiling(dataset),
         "memories": len(dataset["memories"]),
         "hygiene": hygiene,
+        "audit": audit,
         "queries": len(dataset["queries"]),
         "table": table,
         "retired_returned": retired_returned,
@@ -155,6 +201,15 @@ def format_table(report: dict) -> list[str]:
         lines.append(f"  {bucket:<22}{row['queries']:>8}" + "".join(f"{row[m]:>10.3f}" for m in METRICS)
                      + f"{report['ceiling'].get(bucket, 0.0):>11.3f}")
     lines.append("  ceiling@1: recall@1 of the embedding model alone with perfect supersession (bench/ceiling.py)")
+    audit = report["audit"]
+    lines.append(f"  undeclared replacements: {audit['undeclared_pairs']}, reached the judge {audit['reached_judge']}, "
+                 f"retired {audit['retired']}, queued {audit['queued']} (retired or queued "
+                 f"{audit['retired_or_queued']}); open conflicts {audit['open_conflicts']} = "
+                 f"{audit['open_conflicts_per_100_writes']} per 100 writes")
+    lines.append(f"  retired by the judge: {audit['judge_retired']}, of them not a labelled undeclared replacement: "
+                 f"{len(audit['judge_retired_unlabelled'])}")
+    for pair in audit["judge_retired_unlabelled"]:
+        lines.append(f"    {pair['older'][:70]!r} -> {pair['newer'][:70]!r}")
     lines.append(f"  superseded or forgotten memories returned, at any rank: {report['retired_returned']}")
     latency = report["latency_ms"]
     lines.append(f"  recall latency p50 {latency['p50']} ms, p95 {latency['p95']} ms")

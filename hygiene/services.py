@@ -67,10 +67,18 @@ def _claim(review_id: int) -> bool:
 
 
 def _candidates(memory: Memory) -> list[Candidate]:
-    """The nearest live memories in the same place that no link, declaration or earlier verdict already covers."""
-    place = Q(scope=memory.scope, project_id=memory.project_id)
-    if memory.scope == Memory.Scope.PERSONAL:
-        place &= Q(owner_id=memory.owner_id)
+    """The nearest live memories that the new one may replace, that no link, declaration or earlier verdict covers.
+
+    Where: every live memory of the same project, whoever wrote it (a teammate's rewrite is the common case; RLS
+    shows the reviewing writer what a project member sees), and the writer's own personal memories (the portable layer
+    that project work supersedes). A personal write looks at the writer's personal memories only. Ranked by
+    similarity and capped at JUDGE_CANDIDATES, with a low floor (JUDGE_CANDIDATE_SIMILARITY): rewrites share
+    few words, and on the evaluation set the replaced memory was within the 5 nearest for 28 of 30 undeclared
+    replacements while 17 of them were under the old 0.45 floor.
+    """
+    personal = Q(scope=Memory.Scope.PERSONAL, owner_id=memory.owner_id)
+    place = personal if memory.scope == Memory.Scope.PERSONAL else (
+        Q(scope=Memory.Scope.PROJECT, project_id=memory.project_id) | personal)
     linked = Link.objects.filter(Q(src=memory) | Q(dst=memory)).values_list("src_id", "dst_id")
     decided = Verdict.objects.filter(memory=memory).values_list("other_id", flat=True)
     skip = {memory.id} | {i for pair in linked for i in pair} | set(decided)
@@ -115,15 +123,29 @@ def review_finish(*, review_id: int, state: Review.State, error: str = "") -> No
 def review_decide(*, work: ReviewWork, verdicts: list, judge: Judge, latency_ms: float, scope) -> list[str]:
     """Act on the judge's verdicts, as the writer of the reviewed memory."""
     principal = load_principal(scope, token_id=work.token_id)
+    acting = set(acting_verdicts(verdicts, settings.JUDGE_AUTO_RESOLVE_THRESHOLD))
     decisions = [
-        _decide(work.memory_id, candidate, verdict, judge, latency_ms, principal)
-        for candidate, verdict in zip(work.candidates, verdicts)
+        _decide(work.memory_id, candidate, verdict, judge, latency_ms, principal, act=i in acting)
+        for i, (candidate, verdict) in enumerate(zip(work.candidates, verdicts))
     ]
     review_finish(review_id=work.review_id, state=Review.State.DONE)
     return decisions
 
 
-def _decide(memory_id: str, candidate: Candidate, verdict, judge, latency_ms: float, principal: Principal) -> str:
+def acting_verdicts(verdicts: list, threshold: float) -> list[int]:
+    """Which of one write's verdicts are acted on: at most JUDGE_ACTIONS_PER_WRITE, the retirements first, then the
+    most confident. An update replaces one fact (a declaration names its predecessors, it does not mass-retire);
+    when the judge finds several probable predecessors, all but the likeliest are neighbours it could not tell
+    apart, and a conflict for each of them is a queue nobody reads. The others are recorded as verdicts."""
+    order = sorted(
+        (i for i, v in enumerate(verdicts) if action_for(v, threshold) != Action.RECORD),
+        key=lambda i: (action_for(verdicts[i], threshold) != Action.RETIRE, -verdicts[i].confidence),
+    )
+    return order[: settings.JUDGE_ACTIONS_PER_WRITE]
+
+
+def _decide(memory_id: str, candidate: Candidate, verdict, judge, latency_ms: float, principal: Principal, *,
+            act: bool = True) -> str:
     # Lock both and re-read: the state may have moved while the judge was thinking.
     locked = lifecycle.lock_memories([memory_id, candidate.id])
     newer, older = locked.get(memory_id), locked.get(candidate.id)
@@ -135,7 +157,7 @@ def _decide(memory_id: str, candidate: Candidate, verdict, judge, latency_ms: fl
     may_retire = (newer.authoritative or not older.authoritative) and (
         not both_live or lifecycle.successor_refusal(older, newer) is None
     )
-    action = action_for(verdict, settings.JUDGE_AUTO_RESOLVE_THRESHOLD)
+    action = action_for(verdict, settings.JUDGE_AUTO_RESOLVE_THRESHOLD) if act else Action.RECORD
     if both_live and action == Action.RETIRE and may_retire:
         decision = Verdict.Decision.AUTO_RETIRED
         reason = f"{judge.name} judged {verdict.relation} ({verdict.confidence:.2f}): {verdict.rationale}"

@@ -1,0 +1,81 @@
+"""Which memories a review looks at (every visible live memory of the project, any writer, and the writer's own
+personal ones; RLS applies to the reviewing identity), and when a verdict asks a person (the queue rule)."""
+from hygiene.judge import Verdict as JudgeVerdict
+from hygiene.models import Conflict, Verdict
+from hygiene.services import Action, action_for
+from tenants import rls
+from tests.conftest import build_tenant
+from tests.hygiene.test_pipeline import remember
+
+
+def judged_as_member(tenant, memory_id: str) -> list[Verdict]:
+    """The verdicts on a member's write, read as that member (the admin cannot see the member's personal memories)."""
+    with rls.tenant_scope(rls.Scope(org_id=tenant.org.id, user_id=tenant.member.id)):
+        return list(Verdict.objects.filter(memory_id=memory_id))
+
+
+def conflicts_of(tenant, memory_id: str) -> list[Conflict]:
+    with rls.tenant_scope(rls.Scope(org_id=tenant.org.id, user_id=tenant.member.id)):
+        return list(Conflict.objects.filter(b_id=memory_id, status=Conflict.Status.OPEN))
+
+
+def test_a_teammates_project_memory_and_the_writers_personal_ones_are_candidates(api, work, fake_vllm):
+    fake_vllm.verdict = {"relation": "complementary", "confidence": 0.8, "rationale": "both true"}
+    acme = build_tenant("acme")
+    admin, member = api(acme.admin_token), api(acme.member_token)
+    teammate = remember(api, acme.admin_token, "Web deploys go out on Mondays at 10:00.", project="web")
+    other_project = remember(api, acme.admin_token, "Ops deploys go out on Mondays at 10:00.", project="ops")
+    admins_personal = remember(api, acme.admin_token, "I deploy web on Mondays at 10:00.", scope="personal")
+    mine = remember(api, acme.member_token, "My web deploys go out on Mondays.", scope="personal")
+    assert admin and member  # both clients validate their responses against the OpenAPI document
+    work()
+    new = remember(api, acme.member_token, "Web deploys moved to Thursdays at 15:00.")  # project web (the token's)
+    work()
+    judged = {v.other_id for v in judged_as_member(acme, new)}
+    # Another writer's project memory and the writer's own personal one; never another project's, nor a
+    # personal memory of someone else (RLS hides it from the member anyway).
+    assert judged == {teammate, mine}
+    assert other_project not in judged and admins_personal not in judged
+
+
+def test_a_personal_write_looks_at_the_writers_personal_memories_only(api, work, fake_vllm):
+    fake_vllm.verdict = {"relation": "unrelated", "confidence": 0.9, "rationale": "no"}
+    acme = build_tenant("acme")
+    remember(api, acme.member_token, "The web team standup is at 09:30.")
+    mine = remember(api, acme.member_token, "I join the web standup at 09:30.", scope="personal")
+    work()
+    new = remember(api, acme.member_token, "I join the web standup at 10:00 now.", scope="personal")
+    work()
+    assert {v.other_id for v in judged_as_member(acme, new)} == {mine}
+
+
+def test_only_the_likeliest_probable_predecessor_is_queued(api, work, fake_vllm):
+    """Every candidate judged a probable replacement below the bar: one conflict, the rest only recorded."""
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.7, "rationale": "maybe newer"}
+    acme = build_tenant("acme")
+    remember(api, acme.member_token, "The web cache TTL is 60 seconds.")
+    remember(api, acme.member_token, "The web cache TTL for images is 1 hour.")
+    new = remember(api, acme.member_token, "Web cache TTL is 5 minutes now.")
+    work()
+    assert sorted(v.decision for v in judged_as_member(acme, new)) == ["conflict", "recorded"]
+    assert len(conflicts_of(acme, new)) == 1
+
+
+def test_a_confident_complementary_or_unrelated_verdict_opens_no_conflict(api, work, fake_vllm):
+    fake_vllm.verdict = {"relation": "complementary", "confidence": 0.95, "rationale": "another scope"}
+    acme = build_tenant("acme")
+    remember(api, acme.member_token, "Staging web deploys go out on Mondays.")
+    new = remember(api, acme.member_token, "Production web deploys go out on Thursdays.")
+    work()
+    assert [v.decision for v in judged_as_member(acme, new)] == ["recorded"]
+    assert conflicts_of(acme, new) == []
+
+
+def test_the_action_rule():
+    verdict = lambda relation, confidence: JudgeVerdict(relation, confidence, "")  # noqa: E731
+    assert action_for(verdict("supersedes", 0.9), 0.9) == Action.RETIRE
+    assert action_for(verdict("duplicate", 0.95), 0.9) == Action.RETIRE
+    assert action_for(verdict("supersedes", 0.89), 0.9) == Action.CONFLICT
+    assert action_for(verdict("contradicts", 0.99), 0.9) == Action.CONFLICT
+    assert action_for(verdict("complementary", 0.6), 0.9) == Action.RECORD
+    assert action_for(verdict("unrelated", 0.3), 0.9) == Action.RECORD
