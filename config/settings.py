@@ -175,6 +175,14 @@ JUDGE_TIMEOUT_SECONDS = float(os.environ.get("JUDGE_TIMEOUT_SECONDS", "20"))
 # the next claim takes it. Longer than the slowest review (a batch of candidates x JUDGE_TIMEOUT_SECONDS x retries).
 HYGIENE_STALE_RUN_SECONDS = float(os.environ.get("HYGIENE_STALE_RUN_SECONDS", "600"))
 JUDGE_BATCH_SIZE = int(os.environ.get("JUDGE_BATCH_SIZE", "8"))
+# Requests in flight at once per judge call (several batches of JUDGE_BATCH_SIZE pairs keep a GPU's batching fed).
+JUDGE_VLLM_CONCURRENCY = int(os.environ.get("JUDGE_VLLM_CONCURRENCY", "4"))
+# While the vLLM server cannot answer: `local` judges with the embedded judge (verdicts say so), empty raises
+# JudgeUnavailable and RQ retries later. The breaker opens after JUDGE_BREAKER_FAILURES failed batches in a row and
+# probes again after JUDGE_BREAKER_COOLDOWN_SECONDS.
+JUDGE_VLLM_FALLBACK = os.environ.get("JUDGE_VLLM_FALLBACK", "local")
+JUDGE_BREAKER_FAILURES = int(os.environ.get("JUDGE_BREAKER_FAILURES", "3"))
+JUDGE_BREAKER_COOLDOWN_SECONDS = float(os.environ.get("JUDGE_BREAKER_COOLDOWN_SECONDS", "30"))
 EMBEDDING_BACKEND = os.environ.get("EMBEDDING_BACKEND", "onnx")  # onnx | torch (memory/embeddings.py)
 EMBEDDING_MODEL_DIR = Path(os.environ.get("EMBEDDING_MODEL_DIR", DATA_DIR / "models"))
 # onnxruntime threads per process; 0: all cores (up to 4). `make run` gives each web worker cores / workers.

@@ -152,6 +152,9 @@ def _decide(memory_id: str, candidate: Candidate, verdict, judge, latency_ms: fl
     if newer is None or older is None or Verdict.objects.filter(memory_id=memory_id, other_id=candidate.id).exists():
         return "skipped"
     both_live = newer.is_live and older.is_live
+    # The verdict names who answered when that is not the judge asked (a fallback while vLLM is down).
+    judge_name = verdict.judge or judge.name
+    prompt_version = verdict.prompt_version or judge.prompt_version
     # A provisional (watcher) memory never retires an authoritative one on a judge's word alone, nor does one that
     # some who see the older could not see (lifecycle.successor_refusal): a human decides those.
     may_retire = (newer.authoritative or not older.authoritative) and (
@@ -160,19 +163,19 @@ def _decide(memory_id: str, candidate: Candidate, verdict, judge, latency_ms: fl
     action = action_for(verdict, settings.JUDGE_AUTO_RESOLVE_THRESHOLD) if act else Action.RECORD
     if both_live and action == Action.RETIRE and may_retire:
         decision = Verdict.Decision.AUTO_RETIRED
-        reason = f"{judge.name} judged {verdict.relation} ({verdict.confidence:.2f}): {verdict.rationale}"
+        reason = f"{judge_name} judged {verdict.relation} ({verdict.confidence:.2f}): {verdict.rationale}"
         lifecycle.supersede(older, successor=newer, reason=reason, origin=Link.Origin.JUDGE, principal=principal)
     elif both_live and action != Action.RECORD:
         decision = Verdict.Decision.CONFLICT
         Conflict.objects.create(
             org_id=newer.org_id, a=older, b=newer, relation=verdict.relation, confidence=verdict.confidence,
-            judge=judge.name, rationale=verdict.rationale,
+            judge=judge_name, prompt_version=prompt_version, rationale=verdict.rationale,
         )
     else:
         decision = Verdict.Decision.RECORDED
     Verdict.objects.create(
         org_id=newer.org_id, memory=newer, other=older, relation=verdict.relation, confidence=verdict.confidence,
-        rationale=verdict.rationale, judge=judge.name, prompt_version=judge.prompt_version, latency_ms=latency_ms,
+        rationale=verdict.rationale, judge=judge_name, prompt_version=prompt_version, latency_ms=latency_ms,
         decision=decision, same_token=bool(newer.token_id and newer.token_id == older.token_id),
     )
     return decision

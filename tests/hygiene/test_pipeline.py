@@ -151,3 +151,25 @@ def test_the_embedded_judge_reviews_writes_too(api, work):
     assert verdict.judge.startswith("local:") and verdict.other_id == old
     assert verdict.relation in {"duplicate", "supersedes", "complementary", "contradicts", "unrelated"}
     assert 0 <= verdict.confidence <= 1
+
+
+def test_verdict_and_conflict_rows_carry_the_identity_of_the_judge_that_answered(api, work, settings, fake_vllm):
+    """The vLLM judge answers the first review; while it is down the embedded judge answers, and says so."""
+    settings.JUDGE_VLLM_FALLBACK = "local"
+    fake_vllm.verdict = {"relation": "contradicts", "confidence": 0.8, "rationale": "disagree"}
+    acme = build_tenant("acme")
+    remember(api, acme.member_token, "Backups are kept for 30 days.")
+    first = remember(api, acme.member_token, "Backups are kept for 14 days.")
+    work()
+    fake_vllm.fail_next = 99  # the server goes down
+    second = remember(api, acme.member_token, "Nightly backups of the web database are kept for 14 days now.")
+    work()
+    rows = {v.memory_id: v for v in state(acme, Verdict)}
+    assert (rows[first].judge, rows[first].prompt_version) == ("vllm:test-judge", "judge-v1")
+    assert rows[second].judge == "local:minilm-signals-v2 (fallback for vllm:test-judge)"
+    assert rows[second].prompt_version == "judge-v1"
+    assert state(acme, Review, memory_id=second)[0].state == "done"  # no retry needed: the fallback answered
+    for conflict in state(acme, Conflict):
+        verdict = rows[conflict.b_id]
+        assert (conflict.judge, conflict.prompt_version) == (verdict.judge, verdict.prompt_version)
+    assert [c.judge for c in state(acme, Conflict, b_id=first)] == ["vllm:test-judge"]
