@@ -164,8 +164,10 @@ JUDGE_AUTO_RESOLVE_THRESHOLD = float(os.environ.get("JUDGE_AUTO_RESOLVE_THRESHOL
 # writer's 5 nearest. The judge, not the floor, tells a replacement from a neighbour.
 JUDGE_CANDIDATE_SIMILARITY = float(os.environ.get("JUDGE_CANDIDATE_SIMILARITY", "0.25"))
 JUDGE_CANDIDATES = int(os.environ.get("JUDGE_CANDIDATES", "5"))
-# Of one write's verdicts, how many may retire or open a conflict (hygiene/services.py acting_verdicts).
-JUDGE_ACTIONS_PER_WRITE = int(os.environ.get("JUDGE_ACTIONS_PER_WRITE", "1"))
+# Of one write's verdicts, how many may retire or open a conflict (hygiene/services.py acting_verdicts). Measured on
+# tests/eval/dataset.json (284 writes): 1 -> 8.8 open conflicts per 100 writes, stale@1 on undeclared replacements
+# 0.182; 2 -> 14.8 per 100, stale@1 0.091; every verdict acting -> 23.9 per 100 and complementary recall@1 0.7 -> 0.5.
+JUDGE_ACTIONS_PER_WRITE = int(os.environ.get("JUDGE_ACTIONS_PER_WRITE", "2"))
 JUDGE_RETRY_INTERVALS = [int(s) for s in os.environ.get("JUDGE_RETRY_INTERVALS", "10,60,300").split(",") if s]
 JUDGE_VLLM_URL = os.environ.get("JUDGE_VLLM_URL", "http://127.0.0.1:8001/v1")
 JUDGE_VLLM_MODEL = os.environ.get("JUDGE_VLLM_MODEL", "Qwen/Qwen2.5-7B-Instruct")

@@ -123,29 +123,31 @@ def review_finish(*, review_id: int, state: Review.State, error: str = "") -> No
 def review_decide(*, work: ReviewWork, verdicts: list, judge: Judge, latency_ms: float, scope) -> list[str]:
     """Act on the judge's verdicts, as the writer of the reviewed memory."""
     principal = load_principal(scope, token_id=work.token_id)
-    acting = set(acting_verdicts(verdicts, settings.JUDGE_AUTO_RESOLVE_THRESHOLD))
+    acting = acting_verdicts(verdicts, settings.JUDGE_AUTO_RESOLVE_THRESHOLD)
     decisions = [
-        _decide(work.memory_id, candidate, verdict, judge, latency_ms, principal, act=i in acting)
+        _decide(work.memory_id, candidate, verdict, judge, latency_ms, principal, acting.get(i, Action.RECORD))
         for i, (candidate, verdict) in enumerate(zip(work.candidates, verdicts))
     ]
     review_finish(review_id=work.review_id, state=Review.State.DONE)
     return decisions
 
 
-def acting_verdicts(verdicts: list, threshold: float) -> list[int]:
-    """Which of one write's verdicts are acted on: at most JUDGE_ACTIONS_PER_WRITE, the retirements first, then the
-    most confident. An update replaces one fact (a declaration names its predecessors, it does not mass-retire);
-    when the judge finds several probable predecessors, all but the likeliest are neighbours it could not tell
-    apart, and a conflict for each of them is a queue nobody reads. The others are recorded as verdicts."""
+def acting_verdicts(verdicts: list, threshold: float) -> dict[int, Action]:
+    """Which of one write's verdicts are acted on, and how: at most JUDGE_ACTIONS_PER_WRITE, the retirements first,
+    then the most confident, and at most one retirement (the judge retires one predecessor per write; a second
+    retire-level verdict is queued for a person). An update replaces one fact; when the judge finds several probable
+    predecessors, all but the likeliest are mostly neighbours it could not tell apart, and a conflict for each of
+    them is a queue nobody reads. The others are only recorded as verdicts."""
     order = sorted(
         (i for i, v in enumerate(verdicts) if action_for(v, threshold) != Action.RECORD),
         key=lambda i: (action_for(verdicts[i], threshold) != Action.RETIRE, -verdicts[i].confidence),
-    )
-    return order[: settings.JUDGE_ACTIONS_PER_WRITE]
+    )[: settings.JUDGE_ACTIONS_PER_WRITE]
+    return {i: Action.RETIRE if rank == 0 and action_for(verdicts[i], threshold) == Action.RETIRE else Action.CONFLICT
+            for rank, i in enumerate(order)}
 
 
-def _decide(memory_id: str, candidate: Candidate, verdict, judge, latency_ms: float, principal: Principal, *,
-            act: bool = True) -> str:
+def _decide(memory_id: str, candidate: Candidate, verdict, judge, latency_ms: float, principal: Principal,
+            action: Action) -> str:
     # Lock both and re-read: the state may have moved while the judge was thinking.
     locked = lifecycle.lock_memories([memory_id, candidate.id])
     newer, older = locked.get(memory_id), locked.get(candidate.id)
@@ -160,7 +162,6 @@ def _decide(memory_id: str, candidate: Candidate, verdict, judge, latency_ms: fl
     may_retire = (newer.authoritative or not older.authoritative) and (
         not both_live or lifecycle.successor_refusal(older, newer) is None
     )
-    action = action_for(verdict, settings.JUDGE_AUTO_RESOLVE_THRESHOLD) if act else Action.RECORD
     if both_live and action == Action.RETIRE and may_retire:
         decision = Verdict.Decision.AUTO_RETIRED
         reason = f"{judge_name} judged {verdict.relation} ({verdict.confidence:.2f}): {verdict.rationale}"

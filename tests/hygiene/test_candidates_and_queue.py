@@ -49,16 +49,32 @@ def test_a_personal_write_looks_at_the_writers_personal_memories_only(api, work,
     assert {v.other_id for v in judged_as_member(acme, new)} == {mine}
 
 
-def test_only_the_likeliest_probable_predecessor_is_queued(api, work, fake_vllm):
-    """Every candidate judged a probable replacement below the bar: one conflict, the rest only recorded."""
+def test_only_the_likeliest_probable_predecessors_are_queued(api, work, settings, fake_vllm):
+    """Every candidate judged a probable replacement below the bar: JUDGE_ACTIONS_PER_WRITE conflicts, the rest
+    only recorded."""
+    settings.JUDGE_ACTIONS_PER_WRITE = 2
     fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.7, "rationale": "maybe newer"}
     acme = build_tenant("acme")
     remember(api, acme.member_token, "The web cache TTL is 60 seconds.")
     remember(api, acme.member_token, "The web cache TTL for images is 1 hour.")
+    remember(api, acme.member_token, "The web cache TTL for fonts is 1 day.")
     new = remember(api, acme.member_token, "Web cache TTL is 5 minutes now.")
     work()
-    assert sorted(v.decision for v in judged_as_member(acme, new)) == ["conflict", "recorded"]
-    assert len(conflicts_of(acme, new)) == 1
+    assert sorted(v.decision for v in judged_as_member(acme, new)) == ["conflict", "conflict", "recorded"]
+    assert len(conflicts_of(acme, new)) == 2
+
+
+def test_the_judge_retires_one_predecessor_per_write_and_queues_a_second(api, work, settings, fake_vllm):
+    settings.JUDGE_ACTIONS_PER_WRITE = 2
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.95, "rationale": "newer"}
+    acme = build_tenant("acme")
+    first = remember(api, acme.member_token, "The web cache TTL is 60 seconds.")
+    # Linked, so that the second one's own review does not judge the first (a linked pair is never judged).
+    remember(api, acme.member_token, "The web cache TTL for images is 1 hour.",
+             links=[{"type": "relates_to", "dst": first}])
+    new = remember(api, acme.member_token, "Web cache TTL is 5 minutes now.")
+    work()
+    assert sorted(v.decision for v in judged_as_member(acme, new)) == ["auto_retired", "conflict"]
 
 
 def test_a_confident_complementary_or_unrelated_verdict_opens_no_conflict(api, work, fake_vllm):
