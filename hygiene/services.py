@@ -147,7 +147,10 @@ def acting_verdicts(verdicts: list, threshold: float) -> dict[int, Action]:
 
 
 def _decide(memory_id: str, candidate: Candidate, verdict, judge, latency_ms: float, principal: Principal,
-            action: Action) -> str:
+            action: Action | None = None) -> str:
+    """Act on one verdict: `action` as chosen for the whole write (acting_verdicts); alone, the verdict's own."""
+    if action is None:
+        action = action_for(verdict, settings.JUDGE_AUTO_RESOLVE_THRESHOLD)
     # Lock both and re-read: the state may have moved while the judge was thinking.
     locked = lifecycle.lock_memories([memory_id, candidate.id])
     newer, older = locked.get(memory_id), locked.get(candidate.id)
