@@ -20,25 +20,29 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m bench",
         description="remember (write latency), retrieval (quality on the eval set), recall (read latency), "
                     "judge (the hygiene judge on labeled pairs), http (remember and recall over HTTP against the "
-                    "served stack, beside the same calls in process), soak (client processes for a bounded time "
+                    "served stack, beside the same calls in process), mcp (remember and recall as MCP tool calls beside "
+                    "the same calls over REST, against the served stack), soak (client processes for a bounded time "
                     "against the served stack, then the lifecycle invariants in SQL), pages (render time of each "
                     "web page in a tenant of --memories, default 10000)",
     )
-    parser.add_argument("which", choices=["remember", "retrieval", "recall", "judge", "http", "soak", "pages"])
+    parser.add_argument("which", choices=["remember", "retrieval", "recall", "judge", "http", "mcp", "soak", "pages"])
     parser.add_argument("--n", type=int, default=10_000, help="number of writes (remember)")
     parser.add_argument("--memories", type=int, default=None,
-                        help="memories in the big tenant (recall: default 100000; http: default 20000; "
+                        help="memories in the big tenant (recall: default 100000; http and mcp: default 20000; "
                              "pages: default 10000)")
     parser.add_argument("--store", type=int, default=0,
                         help="fill other tenants until the store holds about this many memories (recall)")
     parser.add_argument("--queries", type=int, default=200, help="queries per filter and tenant (recall)")
     parser.add_argument("--requests", type=int, default=300,
-                        help="requests per operation and concurrency level (http)")
+                        help="requests per operation and concurrency level (http); calls per way and operation (mcp)")
     parser.add_argument("--clients", default="1,4,16", help="concurrent keep-alive clients, comma-separated (http)")
     parser.add_argument("--renders", type=int, default=20, help="renders of each page after a warm-up (pages)")
     parser.add_argument("--seconds", type=float, default=600, help="how long the clients run (soak)")
     parser.add_argument("--soak-clients", type=int, default=4, help="client processes (soak)")
-    parser.add_argument("--check", action="store_true", help="exit 1 below the floors (retrieval)")
+    parser.add_argument("--dataset", choices=["dataset", "conversations"], default="dataset",
+                        help="evaluation set in tests/eval/ (retrieval): dataset (the first set, with CI floors) or "
+                             "conversations (long conversations, kept out of tuning, no floors)")
+    parser.add_argument("--check", action="store_true", help="exit 1 below the floors (retrieval, first set)")
     parser.add_argument("--fit", action="store_true",
                         help="refit the embedded judge on the tuning pairs first (judge; writes local_model.json)")
     parser.add_argument("--ablate", action="store_true", help="the embedded judge without each signal group (judge)")
@@ -78,16 +82,18 @@ def main(argv: list[str]) -> int:
                 say(f"  {series:<10} n={r['count']:<6} p50={r['p50_ms']:.1f} ms  p95={r['p95_ms']:.1f} ms")
                 say("    p50 per step (ms): " + ", ".join(f"{k} {v}" for k, v in r["p50_ms_per_step"].items()))
     if which == "retrieval":
-        from bench.retrieval import evaluate, floor_violations, format_table
+        from bench.retrieval import DATASETS, evaluate, floor_violations, format_table
 
-        say("bench retrieval: the evaluation set (tests/eval/dataset.json) through remember and recall")
-        report = evaluate(say=say)
+        path = DATASETS[args.dataset]
+        say(f"bench retrieval: the evaluation set (tests/eval/{path.name}) through remember and recall")
+        report = evaluate(say=say, dataset_path=path)
         for line in format_table(report):
             say(line)
-        violations = floor_violations(report)
-        report["floor_violations"] = violations
-        for violation in violations:
-            say(f"  BELOW FLOOR: {violation}")
+        if args.dataset == "dataset":  # floors belong to the first set only; the conversations are never tuned on
+            violations = floor_violations(report)
+            report["floor_violations"] = violations
+            for violation in violations:
+                say(f"  BELOW FLOOR: {violation}")
     if which == "recall":
         from bench.recall import bench_recall
 
@@ -122,6 +128,16 @@ def main(argv: list[str]) -> int:
         report = bench_http(memories=memories, requests=args.requests, clients=clients, seed=args.seed, say=say)
         for line in format_table(report):
             say(line)
+    if which == "mcp":
+        from bench.mcp import bench_mcp
+        from bench.mcp import format_table as format_mcp
+
+        memories = args.memories or 20_000
+        say(f"bench mcp: remember and recall as MCP tool calls and over REST, a tenant of {memories} memories, "
+            f"{args.requests} calls per way and operation")
+        report = bench_mcp(memories=memories, requests=args.requests, seed=args.seed, say=say)
+        for line in format_mcp(report):
+            say(line)
     if which == "soak":
         from bench.soak import bench_soak
         from bench.soak import format_report as format_soak
@@ -147,7 +163,8 @@ def main(argv: list[str]) -> int:
     }
     if not args.no_save:
         RESULTS_DIR.mkdir(exist_ok=True)
-        path = RESULTS_DIR / f"{which}-{report['at'].replace(':', '')}.json"
+        name = f"{which}-{args.dataset}" if which == "retrieval" and args.dataset != "dataset" else which
+        path = RESULTS_DIR / f"{name}-{report['at'].replace(':', '')}.json"
         path.write_text(json.dumps(report, indent=2) + "\n")
         say(f"saved {path.relative_to(RESULTS_DIR.parent)}")
     if which == "soak" and (report["server_errors"] or any(report["invariants"].values())):

@@ -3,7 +3,8 @@
 Supersession is made perfect (every stale version known from the dataset's labels, none of them a candidate) and each
 query is ranked by cosine over the memories its user may see with its filters; an earlier version's match counts for
 its current version, as in recall. No database, no fusion: if the right answer is not first here, no fusion of this
-model's ranks can put it first without another signal.
+model's ranks can put it first without another signal. A previous_value query (one with `current`) reads history, as
+the bench does: every visible version is its own candidate, less the query's current ones.
 """
 import numpy as np
 
@@ -38,6 +39,10 @@ def ceiling(dataset: dict) -> dict[str, float]:
         keys = {m["key"] for m in visible}
         scores: dict[str, float] = {}
         for memory in visible:
+            if "current" in query:
+                if memory["key"] not in query["current"]:
+                    scores[memory["key"]] = float(vectors[memory["key"]] @ q_vector)
+                continue
             current = head(memory["key"])
             if current not in keys:
                 continue

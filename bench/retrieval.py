@@ -1,8 +1,15 @@
-"""`make bench ARGS=retrieval`: the project's own evaluation set, loaded through the real services into a fresh
-organization, then every query through the real recall selector.
+"""`make bench ARGS="retrieval [--dataset conversations]"`: an evaluation set (tests/eval/), loaded through the real
+services into a fresh organization, then every query through the real recall selector.
 
 Metrics per query type and overall: recall@1 (a correct current answer at rank 1), MRR (over the top 10),
-nDCG@5 (binary relevance), stale@1 (a superseded or replaced version at rank 1), and recall latency.
+nDCG@5 (binary relevance), stale@1 (a superseded or replaced version at rank 1), stale@1u (the same, counted only on
+queries with a version replaced without a declaration, and only those versions), and recall latency. After the hygiene
+review: open conflicts per 100 writes, and what became of each labelled undeclared replacement (did the pair reach
+the judge, was the older one retired or queued) and of each complementary pair (never retired).
+
+previous_value queries ask what a fact was before: they run with include_history (superseded versions come back,
+always below their current version by API.md's rule), and are scored after removing their `current` memories from
+the ranking, so the earlier version asked for must be the first thing after the current one.
 """
 import json
 import math
@@ -23,7 +30,11 @@ from tenants.ids import ulid
 from tenants.models import Membership
 from tenants.services import api_token_issue, org_bootstrap, project_member_add, user_add
 
-DATASET = Path(settings.BASE_DIR) / "tests" / "eval" / "dataset.json"
+DATASETS = {  # --dataset NAME: the first set (tuned on, with CI floors) and the conversations (never tuned on)
+    "dataset": Path(settings.BASE_DIR) / "tests" / "eval" / "dataset.json",
+    "conversations": Path(settings.BASE_DIR) / "tests" / "eval" / "conversations.json",
+}
+DATASET = DATASETS["dataset"]
 FLOORS = Path(settings.BASE_DIR) / "tests" / "eval" / "floors.json"
 METRICS = ("recall@1", "mrr", "ndcg@5", "stale@1")
 
@@ -60,6 +71,7 @@ def load(dataset: dict, principals: dict, say: Callable[[str], None]) -> dict[st
         result = calls.remember(
             principals[spec["user"]], spec["content"], kind=spec["kind"],
             scope="project" if spec["project"] else "personal", project=spec["project"], links=tuple(links),
+            session_id=spec.get("session"),  # the conversation, as an agent sends it (near-verbatim dedup uses it)
         )
         ids[spec["key"]] = result.memory.id
         if i % 50 == 0:
@@ -84,54 +96,87 @@ def review_all(ids: dict[str, str], principals: dict, say: Callable[[str], None]
     return dict(outcomes)
 
 
-def hygiene_audit(dataset: dict, ids: dict[str, str], principals: dict) -> dict:
-    """What review did with the dataset's undeclared replacements, and how long the queue a person must read is.
-
-    Per labelled pair (old, new): did it reach the judge (a verdict on it), was the old one retired, or queued (an
-    open conflict between the two)? Open conflicts are counted per 100 writes of the whole set.
-    """
-    from hygiene.models import Conflict, Verdict
-    from memory.models import Link, Memory
-
-    pairs = [(ids[old], ids[m["key"]]) for m in dataset["memories"] for old in m["replaces_undeclared"]]
-    judged, conflicts, retired_by, by_judge = set(), {}, {}, set()
-    for principal in principals.values():  # each sees what RLS shows them; together, the whole organization
-        with rls.tenant_scope(principal.scope):
-            judged |= set(Verdict.objects.values_list("memory_id", "other_id"))
-            conflicts |= {c.id: (c.a_id, c.b_id) for c in Conflict.objects.filter(status=Conflict.Status.OPEN)}
-            retired_by |= dict(Memory.objects.exclude(superseded_by=None).values_list("id", "superseded_by_id"))
-            by_judge |= set(Link.objects.filter(origin=Link.Origin.JUDGE).values_list("dst_id", "src_id"))
-    open_pairs = {frozenset(pair) for pair in conflicts.values()}
-    reached = sum((new, old) in judged for old, new in pairs)
-    retired = sum(old in retired_by for old, _ in pairs)
-    queued = sum(old not in retired_by and frozenset((old, new)) in open_pairs for old, new in pairs)
-    writes = len(dataset["memories"])
-    content = {ids[m["key"]]: m["content"] for m in dataset["memories"]}
-    # Retirements the labels do not call a replacement: each one a fact lost without anyone asking.
-    unlabelled = [{"older": content[old], "newer": content[new]} for old, new in sorted(by_judge)
-                  if (old, new) not in set(pairs)]
-    with rls.tenant_scope(next(iter(principals.values())).scope):
-        verdicts = [
-            {"relation": v.relation, "confidence": v.confidence, "decision": v.decision, "rationale": v.rationale,
-             "labelled_replacement": (v.other_id, v.memory_id) in set(pairs),
-             "older": content.get(v.other_id, ""), "newer": content.get(v.memory_id, "")}
-            for v in Verdict.objects.all()
-        ]
-    # Kept in the result file: what was acted on, and every verdict on a labelled replacement (the rest is noise).
-    verdicts = [v for v in verdicts if v["decision"] != "recorded" or v["labelled_replacement"]]
-    return {
-        "verdicts": verdicts,
-        "undeclared_pairs": len(pairs), "reached_judge": reached, "retired": retired, "queued": queued,
-        "retired_or_queued": round((retired + queued) / len(pairs), 3) if pairs else None,
-        "judge_retired": len(by_judge), "judge_retired_unlabelled": unlabelled,
-        "open_conflicts": len(conflicts), "open_conflicts_per_100_writes": round(100 * len(conflicts) / writes, 1),
-    }
-
-
 def _ndcg_at_5(ranked: list[str], answers: set[str]) -> float:
     dcg = sum(1 / math.log2(rank + 1) for rank, memory_id in enumerate(ranked[:5], start=1) if memory_id in answers)
     ideal = sum(1 / math.log2(rank + 1) for rank in range(1, min(len(answers), 5) + 1))
     return dcg / ideal if ideal else 0.0
+
+
+def hygiene_outcomes(dataset: dict, ids: dict[str, str], principals: dict) -> dict:
+    """After review: open conflicts per 100 writes, and the fate of the labelled undeclared and complementary pairs.
+
+    Read from outside the hygiene code: a pair reached the judge when a Verdict row (newer, older) exists; it was
+    retired when the older memory's successor is the newer one, queued when an open conflict joins the two.
+    Conflicts and verdicts are visible where their memories are, so the union over the users' scopes is all of them.
+    """
+    from hygiene.models import Conflict, Verdict
+    from memory.models import Memory
+
+    conflicts, verdicts, successor = {}, {}, {}
+    for principal in principals.values():
+        with rls.tenant_scope(principal.scope):
+            conflicts.update({c.id: c for c in Conflict.objects.all()})
+            verdicts.update({(v.memory_id, v.other_id): v.decision for v in Verdict.objects.all()})
+            superseded = Memory.objects.filter(superseded_by__isnull=False)
+            successor.update(dict(superseded.values_list("id", "superseded_by_id")))
+    open_pairs = {frozenset((c.a_id, c.b_id)) for c in conflicts.values() if c.status == Conflict.Status.OPEN}
+    replaced = [(ids[m["key"]], ids[old]) for m in dataset["memories"] for old in m["replaces_undeclared"]
+                if ids[m["key"]] != ids[old]]  # an update absorbed into its older version is no pair (counted apart)
+    decisions: dict[str, int] = defaultdict(int)
+    for pair in replaced:
+        decisions[verdicts.get(pair, "not judged")] += 1
+    retired = sum(successor.get(old) == new for new, old in replaced)
+    queued = sum(successor.get(old) != new and frozenset((new, old)) in open_pairs for new, old in replaced)
+    in_conflict = {memory_id for pair in open_pairs for memory_id in pair}
+    retired_by_other = sum(old in successor and successor[old] != new for new, old in replaced)
+    queued_with_other = sum(old not in successor and frozenset((new, old)) not in open_pairs and old in in_conflict
+                            for new, old in replaced)
+    complements = [(ids[m["key"]], ids[other]) for m in dataset["memories"] for other in m["complements"]]
+    # Every retirement after review, by what the labels say it was: a labelled replacement or duplicate, one note by
+    # another (small talk in the conversations), or unlabelled (a memory retired by one no label calls its successor).
+    labelled = {frozenset((ids[m["key"]], ids[other])) for m in dataset["memories"]
+                for other in m["supersedes"] + m["replaces_undeclared"] + m["duplicates"]}
+    kind = {ids[m["key"]]: m["kind"] for m in dataset["memories"]}
+    content = {ids[m["key"]]: m["content"] for m in dataset["memories"]}
+    retirements: dict[str, int] = defaultdict(int)
+    wrong = []  # retired, but no label calls it replaced or duplicated: each one knowledge lost without anyone asking
+    for old, new in successor.items():
+        if frozenset((old, new)) in labelled:
+            retirements["labelled"] += 1
+            continue
+        retirements["between notes" if kind.get(old) == kind.get(new) == "note" else "unlabelled"] += 1
+        wrong.append({"older": content.get(old, ""), "older_kind": kind.get(old),
+                      "newer": content.get(new, ""), "newer_kind": kind.get(new)})
+    replaced_pairs = set(replaced)
+    with rls.tenant_scope(next(iter(principals.values())).scope):  # the admin: the org's verdicts as RLS shows them
+        kept = [  # in the result file: what was acted on, and every verdict on a labelled replacement
+            {"relation": v.relation, "confidence": v.confidence, "decision": v.decision, "rationale": v.rationale,
+             "labelled_replacement": (v.memory_id, v.other_id) in replaced_pairs,
+             "older": content.get(v.other_id, ""), "newer": content.get(v.memory_id, "")}
+            for v in Verdict.objects.all()
+            if v.decision != "recorded" or (v.memory_id, v.other_id) in replaced_pairs
+        ]
+    writes = len(dataset["memories"])
+    open_count = sum(c.status == Conflict.Status.OPEN for c in conflicts.values())
+    return {
+        "writes": writes,
+        "conflicts_open": open_count,
+        "conflicts_open_per_100_writes": round(100 * open_count / writes, 1),
+        "undeclared_pairs": len(replaced),
+        "undeclared_pairs_judged": len(replaced) - decisions.get("not judged", 0),
+        "undeclared_pairs_by_decision": dict(decisions),
+        "undeclared_pairs_retired": retired,
+        "undeclared_pairs_queued": queued,
+        "undeclared_pairs_retired_or_queued": round((retired + queued) / len(replaced), 3) if replaced else None,
+        "undeclared_pairs_retired_by_another": retired_by_other,
+        "undeclared_pairs_queued_with_another": queued_with_other,
+        "retirements": dict(retirements),
+        "wrong_retirements": len(wrong),
+        "wrong_retirement_pairs": wrong,
+        "verdicts": kept,
+        "complementary_pairs": len(complements),
+        "complementary_pairs_retired": sum(successor.get(a) == b or successor.get(b) == a for a, b in complements),
+    }
 
 
 def evaluate(*, say: Callable[[str], None] = print, dataset_path: Path = DATASET) -> dict:
@@ -139,19 +184,27 @@ def evaluate(*, say: Callable[[str], None] = print, dataset_path: Path = DATASET
     principals = _principals(dataset)
     ids = load(dataset, principals, say)
     hygiene = review_all(ids, principals, say)
-    audit = hygiene_audit(dataset, ids, principals)
+    outcomes = hygiene_outcomes(dataset, ids, principals)
+    replaced_undeclared = {old for m in dataset["memories"] for old in m["replaces_undeclared"]}
     per_type: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     latencies, misses, retired_returned = [], [], 0
     for query in dataset["queries"]:
         answers = {ids[key] for key in query["answers"]}
         stale = {ids[key] for key in query["stale"]}
+        stale_undeclared = {ids[key] for key in query["stale"] if key in replaced_undeclared}
+        history = "current" in query  # previous_value: see the module docstring
         start = time.perf_counter()
         result = calls.recall_as(principals[query["user"]], recall.RecallQuery(
             query=query["query"], k=10, project=query.get("project"), kinds=query.get("kinds"),
+            include_history=history,
         ))
         latencies.append(time.perf_counter() - start)
         ranked = [hit.memory.id for hit in result.hits]
-        retired_returned += sum(hit.memory.status != "live" for hit in result.hits)  # at any rank, not only the first
+        if history:
+            current = {ids[key] for key in query["current"]}
+            ranked = [memory_id for memory_id in ranked if memory_id not in current]
+        else:
+            retired_returned += sum(hit.memory.status != "live" for hit in result.hits)  # at any rank
         first_hit = next((rank for rank, memory_id in enumerate(ranked, start=1) if memory_id in answers), None)
         scores = {
             "recall@1": float(bool(ranked) and ranked[0] in answers),
@@ -159,21 +212,30 @@ def evaluate(*, say: Callable[[str], None] = print, dataset_path: Path = DATASET
             "ndcg@5": _ndcg_at_5(ranked, answers),
             "stale@1": float(bool(ranked) and ranked[0] in stale),
         }
+        if stale_undeclared:
+            scores["stale@1u"] = float(bool(ranked) and ranked[0] in stale_undeclared)
         for bucket in (query["type"], "overall"):
             for metric, value in scores.items():
                 per_type[bucket][metric].append(value)
         if not scores["recall@1"]:
             misses.append({"id": query["id"], "type": query["type"], "query": query["query"], "answer_rank": first_hit})
     table = {
-        bucket: {"queries": len(values["recall@1"]), **{m: round(float(np.mean(values[m])), 3) for m in METRICS}}
+        bucket: {
+            "queries": len(values["recall@1"]),
+            **{m: round(float(np.mean(values[m])), 3) for m in METRICS},
+            "stale@1u": round(float(np.mean(values["stale@1u"])), 3) if values["stale@1u"] else None,
+            "queries_undeclared": len(values["stale@1u"]),
+        }
         for bucket, values in sorted(per_type.items(), key=lambda item: (item[0] == "overall", item[0]))
     }
     ms = np.array(latencies) * 1000
     return {
+        "dataset": dataset_path.name,
         "ceiling": ceiling(dataset),
         "memories": len(dataset["memories"]),
+        "absorbed_writes": len(dataset["memories"]) - len(set(ids.values())),
         "hygiene": hygiene,
-        "audit": audit,
+        "hygiene_outcomes": outcomes,
         "queries": len(dataset["queries"]),
         "table": table,
         "retired_returned": retired_returned,
@@ -196,21 +258,33 @@ def floor_violations(report: dict) -> list[str]:
 
 
 def format_table(report: dict) -> list[str]:
-    lines = [f"  {'type':<22}{'queries':>8}" + "".join(f"{m:>10}" for m in METRICS) + f"{'ceiling@1':>11}"]
+    columns = (*METRICS, "stale@1u")
+    lines = [f"  {'type':<22}{'queries':>8}" + "".join(f"{m:>10}" for m in columns) + f"{'ceiling@1':>11}"]
     for bucket, row in report["table"].items():
+        u = row.get("stale@1u")
         lines.append(f"  {bucket:<22}{row['queries']:>8}" + "".join(f"{row[m]:>10.3f}" for m in METRICS)
+                     + (f"{u:>10.3f}" if u is not None else f"{'-':>10}")
                      + f"{report['ceiling'].get(bucket, 0.0):>11.3f}")
     lines.append("  ceiling@1: recall@1 of the embedding model alone with perfect supersession (bench/ceiling.py)")
-    audit = report["audit"]
-    lines.append(f"  undeclared replacements: {audit['undeclared_pairs']}, reached the judge {audit['reached_judge']}, "
-                 f"retired {audit['retired']}, queued {audit['queued']} (retired or queued "
-                 f"{audit['retired_or_queued']}); open conflicts {audit['open_conflicts']} = "
-                 f"{audit['open_conflicts_per_100_writes']} per 100 writes")
-    lines.append(f"  retired by the judge: {audit['judge_retired']}, of them not a labelled undeclared replacement: "
-                 f"{len(audit['judge_retired_unlabelled'])}")
-    for pair in audit["judge_retired_unlabelled"]:
-        lines.append(f"    {pair['older'][:70]!r} -> {pair['newer'][:70]!r}")
-    lines.append(f"  superseded or forgotten memories returned, at any rank: {report['retired_returned']}")
+    lines.append("  stale@1u: stale@1 on queries with a version replaced without a declaration, counting only those")
+    lines.append(f"  superseded or forgotten memories returned, at any rank (previous_value aside): "
+                 f"{report['retired_returned']}")
+    if "hygiene_outcomes" in report:
+        o = report["hygiene_outcomes"]
+        judged = o["undeclared_pairs_judged"]
+        lines.append(f"  writes {o['writes']} ({report.get('absorbed_writes', 0)} absorbed by dedup); open conflicts"
+                     f" after review: {o['conflicts_open']} ({o['conflicts_open_per_100_writes']} per 100 writes)")
+        lines.append(f"  undeclared replacements (labelled pairs): {o['undeclared_pairs']}; reached the judge {judged}"
+                     f" {dict(sorted(o['undeclared_pairs_by_decision'].items()))}; older one retired"
+                     f" {o['undeclared_pairs_retired']}, queued in an open conflict {o['undeclared_pairs_queued']}"
+                     f" (older one retired by another memory {o['undeclared_pairs_retired_by_another']}, in a conflict"
+                     f" with another only {o['undeclared_pairs_queued_with_another']})")
+        lines.append(f"  retired or queued: {o['undeclared_pairs_retired_or_queued']} of the undeclared replacements")
+        lines.append(f"  complementary pairs retired: {o['complementary_pairs_retired']} of {o['complementary_pairs']};"
+                     f" every retirement by its labels: {dict(sorted(o['retirements'].items()))}; wrong retirements"
+                     f" (no label calls them replaced): {o['wrong_retirements']}")
+        for pair in o["wrong_retirement_pairs"]:
+            lines.append(f"    {pair['older_kind']} {pair['older'][:60]!r} -> {pair['newer_kind']} {pair['newer'][:60]!r}")
     latency = report["latency_ms"]
     lines.append(f"  recall latency p50 {latency['p50']} ms, p95 {latency['p95']} ms")
     return lines

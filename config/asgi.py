@@ -4,15 +4,17 @@ Django answers HTTP through its WSGI handler, run by a2wsgi on a fixed pool of W
 Measured on a 404 that touches nothing (so only the server path counts): 0.8 ms per request this way, 2.3-5 ms
 through Django's own ASGI handler, which starts a new thread for every request and passes the request between
 the event loop and that thread several times. The pool also bounds the requests a worker runs at once, and so the
-database connections it borrows (keep DB_POOL_MAX_SIZE >= WEB_THREADS). Other ASGI apps (the MCP endpoint) are
-mounted here beside Django.
+database connections it borrows (keep DB_POOL_MAX_SIZE >= WEB_THREADS). The MCP endpoint (config/mcp/) is served
+beside Django at /mcp; its tool calls run on the same pool of threads, so the bound holds for both.
 
 The lifespan events are where a worker gets ready before it accepts its first request: the embedding model is
 loaded and run once, so that no request pays for it, and the connection pool is opened (its first connections are
-made in the background). At shutdown the pool is closed, so Postgres sees its connections end cleanly.
+made in the background), and the MCP transport starts. At shutdown the pool is closed, so Postgres sees its
+connections end cleanly.
 """
 import asyncio
 import os
+from contextlib import AsyncExitStack
 
 from a2wsgi import WSGIMiddleware
 from django.conf import settings
@@ -21,6 +23,10 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_application = WSGIMiddleware(get_wsgi_application(), workers=settings.WEB_THREADS)
 
+from config.mcp import PATH as MCP_PATH, McpEndpoint, tools  # noqa: E402 - needs the Django set-up above
+
+mcp_application = McpEndpoint(executor=django_application.executor)
+
 
 def _start_up() -> None:
     from django.db import connections
@@ -28,6 +34,7 @@ def _start_up() -> None:
     from memory.embeddings import embed_one
 
     embed_one("warm up the embedding model")
+    tools()  # the MCP tools' schemas, from the OpenAPI document: built once, before the first tools/list
     pool = connections["default"].pool
     if pool is not None:
         pool.open()  # does not wait: a database that is down makes /healthz answer 503, not the worker fail
@@ -40,23 +47,28 @@ def _shut_down() -> None:
 
 
 async def _lifespan(receive, send) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "lifespan.startup":
-            try:
-                await asyncio.to_thread(_start_up)
-            except Exception as error:  # noqa: BLE001 - the server reports it and does not start the worker
-                await send({"type": "lifespan.startup.failed", "message": f"{type(error).__name__}: {error}"})
+    async with AsyncExitStack() as running:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                try:
+                    await asyncio.to_thread(_start_up)
+                    await running.enter_async_context(mcp_application.running())
+                except Exception as error:  # noqa: BLE001 - the server reports it and does not start the worker
+                    await send({"type": "lifespan.startup.failed", "message": f"{type(error).__name__}: {error}"})
+                    return
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await running.aclose()  # the MCP transport first: it may still hand work to the pool
+                await asyncio.to_thread(_shut_down)
+                await send({"type": "lifespan.shutdown.complete"})
                 return
-            await send({"type": "lifespan.startup.complete"})
-        elif message["type"] == "lifespan.shutdown":
-            await asyncio.to_thread(_shut_down)
-            await send({"type": "lifespan.shutdown.complete"})
-            return
 
 
 async def application(scope, receive, send) -> None:
     if scope["type"] == "lifespan":
         await _lifespan(receive, send)
+    elif scope["type"] == "http" and (scope["path"] == MCP_PATH or scope["path"].startswith(MCP_PATH + "/")):
+        await mcp_application(scope, receive, send)
     else:
         await django_application(scope, receive, send)

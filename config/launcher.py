@@ -9,8 +9,8 @@
 
 DATABASE_URL / REDIS_URL, when set, point at existing servers and the embedded ones are not started.
 
-The web server is uvicorn serving config.asgi (Django on a thread pool, the place to mount ASGI apps such as the
-MCP endpoint beside it) with one process per core (WEB_WORKERS). Against gunicorn (sync and gthread workers) on
+The web server is uvicorn serving config.asgi (Django on a thread pool, and the MCP endpoint of config/mcp/ beside
+it at /mcp) with one process per core (WEB_WORKERS). Against gunicorn (sync and gthread workers) on
 this 2-core machine it served as many requests per second at 16 clients or more, and it is an ASGI server (README,
 Benchmarks).
 """
@@ -170,6 +170,7 @@ def run() -> int:
         print(
             f"\n  web:        {url}/  (sign in once with: {sign_in} )\n"
             f"  API:        {url}/api/v1/  (health: /healthz, schema: /api/schema/)\n"
+            f"  MCP:        {url}/mcp  (streamable HTTP; send the same token as 'Authorization: Bearer ...')\n"
             f"  demo token: {token}\n"
             f"  try:        curl -H 'Authorization: Bearer {token}' {url}/api/v1/me\n"
             f"  data:       {settings.DATA_DIR}\n"

@@ -38,10 +38,15 @@ class ConflictsView(TenantAPIView):
     def get(self, request):
         query = self.Query(data=request.query_params)
         query.is_valid(raise_exception=True)
-        conflicts = selectors.conflict_list(status=query.validated_data.get("status")).select_related(
+        return Response(self.results(query.validated_data.get("status")))
+
+    @staticmethod
+    def results(status: str | None) -> dict:
+        """The visible conflicts, with both memories (REST and MCP's list_conflicts)."""
+        conflicts = selectors.conflict_list(status=status).select_related(
             "a__owner", "a__project", "b__owner", "b__project"
         )
-        return Response({"results": ConflictOutput(conflicts, many=True).data})
+        return {"results": ConflictOutput(conflicts, many=True).data}
 
 
 class ConflictResolveView(TenantAPIView):

@@ -78,6 +78,12 @@ class TenantAPIView(APIView):
             raise Forbidden(Code.ADMIN_ONLY, "Only organization admins may do this.")
 
     def validated(self, serializer_class: type[serializers.Serializer]) -> dict:
-        serializer = serializer_class(data=self.request.data)
-        serializer.is_valid(raise_exception=True)
-        return serializer.validated_data
+        return validated(serializer_class, self.request.data)
+
+
+def validated(serializer_class: type[serializers.Serializer], data: object) -> dict:
+    """The input checked by the endpoint's serializer (invalid: 400 in the envelope); the MCP tools use it too."""
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+

@@ -7,13 +7,15 @@ from rest_framework.response import Response
 
 from config.errors import Code, Invalid, TooLarge
 from config.schema import error
+from config.timing import StepTimer
 from memory import purge, selectors, services
 from memory.api.objects import (
     MAX_CONTENT_CHARS, MAX_LINKS, MAX_METADATA_BYTES, MEMORY_ID, CheckOutput, EventOutput, LinkInput, LinkOutput, MemoryOutput,
     StrictBooleanField, StrictCharField,
 )
 from memory.models import Link, Memory
-from tenants.views import TenantAPIView
+from tenants.auth import Principal
+from tenants.views import TenantAPIView, validated
 
 
 class MemoriesView(TenantAPIView):
@@ -64,8 +66,11 @@ class MemoriesView(TenantAPIView):
         next_cursor = serializers.CharField(allow_null=True)
 
     def prepare_post(self, request) -> tuple[dict, object]:
-        """Outside the transaction: check the limits, validate, and embed the content."""
-        body = request.data
+        return self.prepare(request.data)
+
+    @classmethod
+    def prepare(cls, body: object) -> tuple[dict, object]:
+        """Outside the transaction: check the limits, validate, and embed the content (REST and MCP's remember)."""
         # Size limits first, with their own status, before anything else looks at the body.
         if isinstance(body, dict):
             if isinstance(body.get("content"), str) and len(body["content"]) > MAX_CONTENT_CHARS:
@@ -77,22 +82,27 @@ class MemoriesView(TenantAPIView):
             if isinstance(body.get("links"), list) and len(body["links"]) > MAX_LINKS:
                 raise Invalid(Code.TOO_MANY_LINKS, f"A write may carry at most {MAX_LINKS} links.",
                               {"limit": MAX_LINKS, "count": len(body["links"])})
-        data = self.validated(self.Input)
+        data = validated(cls.Input, body)
         return data, services.memory_embedding(data["content"])
 
     @extend_schema(operation_id="remember", request=Input, responses={
         201: Output, 200: Output, 404: error("No such project (or not a member).")})
     def post(self, request):
-        data, vector = self.prepared
+        body, created = self.remember(self.principal, self.prepared, self.steps)
+        return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+    @classmethod
+    def remember(cls, principal: Principal, prepared: tuple[dict, object], steps: StepTimer) -> tuple[dict, bool]:
+        """Inside the caller's transaction: the body of the answer, and whether a row was stored."""
+        data, vector = prepared
         draft = services.MemoryDraft(
             content=data["content"], kind=data["kind"], scope=data.get("scope"), project=data.get("project"),
             links=tuple(services.LinkSpec(link["type"], link["dst"], link.get("reason")) for link in data["links"]),
             session_id=data.get("session_id"), valid_from=data.get("valid_from"), valid_until=data.get("valid_until"),
             source=data.get("source"), metadata=data["metadata"],
         )
-        result = services.memory_remember(principal=self.principal, draft=draft, vector=vector, steps=self.steps)
-        body = self.Output(result.__dict__).data
-        return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+        result = services.memory_remember(principal=principal, draft=draft, vector=vector, steps=steps)
+        return cls.Output(result.__dict__).data, result.created
 
     class FeedInput(serializers.Serializer):
         lifecycle = serializers.ChoiceField(choices=sorted(selectors.LIFECYCLES), default="live")
@@ -141,8 +151,13 @@ class MemoryDetailView(TenantAPIView):
 
     @extend_schema(operation_id="memory_detail", responses={200: Output})
     def get(self, request, memory_id: str):
+        return Response(self.detail(memory_id))
+
+    @classmethod
+    def detail(cls, memory_id: str) -> dict:
+        """The memory with its chain, links, events, checks and conflicts (REST and MCP's get_memory)."""
         memory = selectors.memory_get(memory_id=memory_id)
-        return Response(self.Output({
+        return cls.Output({
             "memory": memory,
             "chain": selectors.memory_chain(memory=memory),
             "links": selectors.memory_links(memory=memory),
@@ -153,7 +168,7 @@ class MemoryDetailView(TenantAPIView):
                  "judge": c.judge, "rationale": c.rationale, "status": c.status, "created_at": c.created_at}
                 for c in selectors.memory_conflicts(memory=memory)
             ],
-        }).data)
+        }).data
 
 
 class MemoryHistoryView(TenantAPIView):

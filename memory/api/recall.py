@@ -4,13 +4,15 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from config.schema import error
+from config.timing import StepTimer
 from memory import recall
 from memory.embeddings import embed_one
 from memory.api.objects import (
     MAX_CONTENT_CHARS, CheckOutput, MemoryOutput, StrictBooleanField, StrictCharField, StrictIntegerField,
 )
 from memory.models import Memory
-from tenants.views import TenantAPIView
+from tenants.auth import Principal
+from tenants.views import TenantAPIView, validated
 
 
 FLAGS = ["expired", "superseded", "in_conflict", "provisional", "open_loop", "failed_check"]
@@ -52,15 +54,24 @@ class RecallView(TenantAPIView):
         trace = serializers.DictField(help_text="How the answer was found: filters, channels, fusion, timings.")
 
     def prepare_post(self, request) -> tuple[dict, object]:
-        """Outside the transaction: validate and embed the query."""
-        data = self.validated(self.Input)
+        return self.prepare(request.data)
+
+    @classmethod
+    def prepare(cls, body: object) -> tuple[dict, object]:
+        """Outside the transaction: validate and embed the query (REST and MCP's recall)."""
+        data = validated(cls.Input, body)
         return data, embed_one(data["query"])
 
     @extend_schema(operation_id="recall", request=Input, responses={
         200: Output, 404: error("No such project (or not a member).")})
     def post(self, request):
-        data, vector = self.prepared
-        result = recall.memory_recall(principal=self.principal, vector=vector, steps=self.steps, q=recall.RecallQuery(
+        return Response(self.recall(self.principal, self.prepared, self.steps))
+
+    @staticmethod
+    def recall(principal: Principal, prepared: tuple[dict, object], steps: StepTimer) -> dict:
+        """Inside the caller's transaction: the body of the answer."""
+        data, vector = prepared
+        result = recall.memory_recall(principal=principal, vector=vector, steps=steps, q=recall.RecallQuery(
             query=data["query"], k=data["k"], project=data.get("project"), scope=data["scope"],
             kinds=data.get("kinds"), include_history=data["include_history"], as_of=data.get("as_of"),
         ))
@@ -80,7 +91,7 @@ class RecallView(TenantAPIView):
             for rank, (hit, memory) in enumerate(zip(result.hits, memories), start=1)
         ]
         warnings = [{"memory": MemoryOutput(m).data, "check": CheckOutput(c).data} for m, c in result.warnings]
-        return Response({"warnings": warnings, "results": results, "trace": result.trace})
+        return {"warnings": warnings, "results": results, "trace": result.trace}
 
 
 def _why(hit: recall.Hit) -> dict:

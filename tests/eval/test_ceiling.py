@@ -35,3 +35,12 @@ def test_only_what_the_user_may_see_with_the_query_filters_is_ranked():
         query(["deploy-2"], "Where is the coffee machine?", type_="stable_fact"),
     ]}
     assert ceiling(dataset) == {"overall": 0.667, "personal": 1.0, "stable_fact": 0.5}
+
+
+def test_a_previous_value_question_ranks_the_earlier_versions_themselves_without_the_current_one():
+    asked = {**query(["deploy-1"], "Which weekday did the storefront deploy on before?", type_="previous_value"),
+             "current": ["deploy-2"]}
+    current = query(["deploy-1"], "Which weekday did the storefront deploy on before?", type_="declared_supersede")
+    # The same words: history finds the old version; a current-value question can only ever credit its successor.
+    assert ceiling({**DATASET, "queries": [asked]}) == {"overall": 1.0, "previous_value": 1.0}
+    assert ceiling({**DATASET, "queries": [current]}) == {"declared_supersede": 0.0, "overall": 0.0}

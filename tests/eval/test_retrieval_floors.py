@@ -16,6 +16,6 @@ def test_retrieval_quality_stays_above_its_floors(db):
     # Review of the undeclared replacements (bench-results/retrieval-*.json; measured 27 of 30 reached the judge,
     # 14 retired or queued, 15.1 open conflicts per 100 writes): a change that hides predecessors from the judge,
     # stops queueing them or floods the queue fails here.
-    audit = report["audit"]
-    assert audit["reached_judge"] >= 27 and audit["retired_or_queued"] >= 0.45
-    assert audit["open_conflicts_per_100_writes"] <= 16
+    outcomes = report["hygiene_outcomes"]
+    assert outcomes["undeclared_pairs_judged"] >= 27 and outcomes["undeclared_pairs_retired_or_queued"] >= 0.45
+    assert outcomes["conflicts_open_per_100_writes"] <= 16

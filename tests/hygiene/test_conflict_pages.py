@@ -8,17 +8,8 @@ from django.test.utils import CaptureQueriesContext
 
 from hygiene.models import Conflict
 from tenants import rls
-from tenants.auth import SESSION_ORG_KEY
+from tests.pages import signed_in
 
-
-def signed_in(tenant, user) -> Client:
-    client = Client()
-    with rls.tenant_scope(rls.Scope(org_id=tenant.org.id, user_id=user.id)):
-        client.force_login(user)  # records last_login, as the user
-    session = client.session
-    session[SESSION_ORG_KEY] = str(tenant.org.id)
-    session.save()
-    return client
 
 
 def remember(api, token: str, content: str, **body) -> str:

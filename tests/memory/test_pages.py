@@ -3,7 +3,6 @@ against the real stack. Each page shows what the API shows the same person, noth
 the API's services and a refused one changes nothing."""
 import re
 from html import unescape
-from urllib.parse import quote
 
 import pytest
 from django.db import connection
@@ -11,17 +10,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from tenants import rls
-from tenants.auth import SESSION_ORG_KEY
+from tests.pages import signed_in
 
-
-def signed_in(tenant, user) -> Client:
-    client = Client()
-    with rls.tenant_scope(rls.Scope(org_id=tenant.org.id, user_id=user.id)):
-        client.force_login(user)
-    session = client.session
-    session[SESSION_ORG_KEY] = str(tenant.org.id)
-    session.save()
-    return client
 
 
 @pytest.fixture

@@ -14,19 +14,11 @@ from tenants.auth import SESSION_ORG_KEY, load_principal
 from tenants.models import ApiToken, Membership, Project, User
 from tenants.services import _token_create, membership_role_change
 from tests.watchers import mint_watcher
+from tests.pages import signed_in
 
 PASSWORD = "correct horse battery staple"
 ORG_PAGES = ["/org/", "/org/users", "/org/projects", "/org/projects/web", "/org/tokens", "/org/settings"]
 
-
-def signed_in(tenant, user) -> Client:
-    client = Client()
-    with rls.tenant_scope(rls.Scope(org_id=tenant.org.id, user_id=user.id)):
-        client.force_login(user)  # records last_login, as the user
-    session = client.session
-    session[SESSION_ORG_KEY] = str(tenant.org.id)
-    session.save()
-    return client
 
 
 def field_errors(page, field: str) -> list[str]:

@@ -1,0 +1,81 @@
+"""The evaluation sets hold together: cheap checks on their labels, no model and no database.
+
+A mislabelled set measures nothing: a query whose answer is an older version, a relation to a key written later, or
+a key written twice would score the bench against the wrong truth without any error.
+"""
+import json
+from pathlib import Path
+
+import pytest
+
+EVAL = Path(__file__).resolve().parent
+RELATIONS = ("supersedes", "replaces_undeclared", "complements", "duplicates", "contradicts")
+TYPES = {"declared_supersede", "undeclared_supersede", "previous_value", "stable_fact", "old_lesson", "complementary",
+         "contradiction", "personal"}
+CURRENT_VALUE = {"declared_supersede", "undeclared_supersede"}
+
+
+def _load(name: str) -> dict:
+    return json.loads((EVAL / name).read_text())
+
+
+@pytest.fixture(params=["dataset.json", "conversations.json"])
+def dataset(request) -> dict:
+    return _load(request.param)
+
+
+def test_every_key_is_written_once_and_every_relation_points_to_an_earlier_memory(dataset):
+    position: dict[str, int] = {}
+    for i, memory in enumerate(dataset["memories"]):
+        assert memory["key"] not in position, memory["key"]
+        for relation in RELATIONS:
+            for key in memory[relation]:
+                assert position.get(key) is not None, f"{memory['key']} {relation} {key}: not written before"
+        position[memory["key"]] = i
+    assert len(position) == len(dataset["memories"])
+
+
+def test_writers_see_what_they_write_and_askers_exist(dataset):
+    users = dataset["users"]
+    for memory in dataset["memories"]:
+        assert memory["project"] is None or memory["project"] in users[memory["user"]]["projects"], memory["key"]
+    for query in dataset["queries"]:
+        assert query["user"] in users and query["type"] in TYPES, query["id"]
+        assert query["project"] is None or query["project"] in users[query["user"]]["projects"], query["id"]
+
+
+def test_every_query_names_existing_answers_apart_from_its_stale_versions(dataset):
+    keys = {memory["key"] for memory in dataset["memories"]}
+    assert len({query["id"] for query in dataset["queries"]}) == len(dataset["queries"])
+    for query in dataset["queries"]:
+        named = query["answers"] + query["stale"] + query.get("current", [])
+        assert query["answers"] and set(named) <= keys, query["id"]
+        assert not set(query["answers"]) & set(query["stale"] + query.get("current", [])), query["id"]
+
+
+def test_a_current_value_is_the_head_of_its_chain_and_every_stale_version_leads_to_it(dataset):
+    successor = {old: m["key"] for m in dataset["memories"] for old in m["supersedes"] + m["replaces_undeclared"]}
+
+    def head(key: str) -> str:
+        while key in successor:
+            key = successor[key]
+        return key
+
+    for query in dataset["queries"]:
+        if query["type"] in CURRENT_VALUE:
+            assert all(key not in successor for key in query["answers"]), query["id"]
+            assert all(head(key) in query["answers"] for key in query["stale"]), query["id"]
+        if query["type"] == "previous_value":
+            assert all(key in successor for key in query["answers"]), query["id"]  # an earlier version
+            assert {head(key) for key in query["answers"]} <= set(query["current"]), query["id"]
+
+
+def test_the_conversations_are_written_in_time_order_one_session_per_conversation_and_writer():
+    dataset = _load("conversations.json")
+    times = [memory["at"] for memory in dataset["memories"]]
+    assert times == sorted(times)
+    at = {memory["key"]: memory["at"] for memory in dataset["memories"]}
+    for memory in dataset["memories"]:
+        assert all(at[key] <= memory["at"] for relation in RELATIONS for key in memory[relation]), memory["key"]
+        assert memory["session"].endswith(f"-{memory['user']}")
+    assert 1500 <= len(dataset["memories"]) <= 2500 and len(dataset["queries"]) >= 150
