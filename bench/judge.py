@@ -19,7 +19,7 @@ from pathlib import Path
 from django.conf import settings
 
 from hygiene.judge import RELATIONS, Judge, Pair, get_judge
-from hygiene.services import Action, action_for
+from hygiene.services import Action, action_for, queue_refusal, retire_refusal
 
 EVAL = Path(settings.BASE_DIR) / "tests" / "eval"
 PAIRS = EVAL / "judge_pairs.json"
@@ -51,12 +51,34 @@ def evaluate(*, judge: Judge | None = None, part: str = "held_out") -> dict:
         verdicts += judge.judge([as_pair(p) for p in data[start:start + BATCH]])
     elapsed = time.perf_counter() - started
     return {"judge": judge.name, "prompt_version": judge.prompt_version, "part": part,
-            "ms_per_pair": round(elapsed * 1000 / len(data), 2), **score(data, verdicts, threshold)}
+            "ms_per_pair": round(elapsed * 1000 / len(data), 2),
+            **score(data, verdicts, threshold, _similarities(data))}
 
 
-def score(data: list[dict], verdicts: list, threshold: float) -> dict:
+def _similarities(data: list[dict]) -> list[float]:
+    import numpy as np
+
+    from memory.embeddings import embed
+
+    vectors = embed([text for p in data for text in (p["a"], p["b"])])
+    return [float(s) for s in np.clip((vectors[0::2] * vectors[1::2]).sum(axis=1), -1, 1)]
+
+
+def review_action(pair: dict, verdict, threshold: float, similarity: float) -> Action:
+    """The review's rule (hygiene/services.py) on one labelled pair, as if one writer wrote both: the pairs name no
+    writer, and another writer's pair is only ever queued."""
+    return action_for(
+        verdict, threshold,
+        retire_refused=retire_refusal(older=pair["a"], older_kind=pair["kind_a"], newer=pair["b"],
+                                      newer_kind=pair["kind_b"], same_writer=True),
+        queue_refused=queue_refusal(older=pair["a"], newer=pair["b"], similarity=similarity, older_kind=pair["kind_a"],
+                                    newer_kind=pair["kind_b"], same_writer=True),
+    )
+
+
+def score(data: list[dict], verdicts: list, threshold: float, similarities: list[float]) -> dict:
     matrix = {label: Counter() for label in RELATIONS}
-    actions = [action_for(v, threshold) for v in verdicts]
+    actions = [review_action(p, v, threshold, s) for p, v, s in zip(data, verdicts, similarities)]
     for pair, verdict in zip(data, verdicts):
         matrix[pair["label"]][verdict.relation] += 1
     retired = [p for p, a in zip(data, actions) if a == Action.RETIRE]

@@ -138,11 +138,34 @@ def hygiene_outcomes(dataset: dict, ids: dict[str, str], principals: dict) -> di
                 for other in m["supersedes"] + m["replaces_undeclared"] + m["duplicates"]}
     kind = {ids[m["key"]]: m["kind"] for m in dataset["memories"]}
     content = {ids[m["key"]]: m["content"] for m in dataset["memories"]}
+    later: dict[str, set[str]] = defaultdict(set)  # each memory's labelled successors, for chains (A -> B -> C)
+    for m in dataset["memories"]:
+        for other in m["supersedes"] + m["replaces_undeclared"]:
+            later[ids[other]].add(ids[m["key"]])
+    for m in dataset["memories"]:  # a restatement of a later version is that version
+        for other in m["duplicates"]:
+            for earlier in [e for e, nexts in later.items() if ids[other] in nexts]:
+                later[earlier].add(ids[m["key"]])
+
+    def along_chain(old: str, new: str) -> bool:
+        """new is a later version of old's labelled chain: retiring old by it loses nothing old's successor kept."""
+        seen, todo = set(), [old]
+        while todo:
+            for nxt in later[todo.pop()] - seen:
+                if nxt == new:
+                    return True
+                seen.add(nxt)
+                todo.append(nxt)
+        return False
+
     retirements: dict[str, int] = defaultdict(int)
     wrong = []  # retired, but no label calls it replaced or duplicated: each one knowledge lost without anyone asking
     for old, new in successor.items():
         if frozenset((old, new)) in labelled:
             retirements["labelled"] += 1
+            continue
+        if along_chain(old, new):
+            retirements["labelled, by a later version of its chain (or its restatement)"] += 1
             continue
         retirements["between notes" if kind.get(old) == kind.get(new) == "note" else "unlabelled"] += 1
         wrong.append({"older": content.get(old, ""), "older_kind": kind.get(old),

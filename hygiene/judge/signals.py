@@ -90,3 +90,30 @@ SIGNAL_GROUPS = {
     "kinds (loop settled, kind agreement)": ("loop_settled", "kind_agrees"),
     "near-verbatim similarity": ("near_verbatim",),
 }
+
+
+def is_question(text: str) -> bool:
+    """A question asks for a fact; it never replaces or contradicts one ("what did I say Noah's allergy was?")."""
+    return text.rstrip().endswith("?")
+
+
+def _subject(text: str) -> set[str]:
+    """What a text is about: its content words without the values (numbers, versions, times, identifiers)."""
+    return {w for w in content_words(text) if not any(ch.isdigit() for ch in w)}
+
+
+def same_subject_changed_value(older: str, newer: str) -> bool:
+    """The shape of an update one can check without a model: the two texts are mostly about the same thing (at
+    least two subject words shared, and half of each text's subject words), and a value, a name or a negation
+    differs. A rewrite in new words ("Static assets are served by CloudFront" -> "Frontend bundles are cached at
+    Fastly") fails it on purpose, and so does a neighbour that shares a word or two ("600 dbt models in total" ->
+    "42 of 180 dbt models are migrated"): there an update and an addition look alike, so a person decides."""
+    a, b = _subject(older), _subject(newer)
+    shared = a & b
+    if len(shared) < 2 or len(shared) < 0.5 * max(len(a), len(b)):
+        return False
+    values_a, values_b = set(signal_tokens(older)), set(signal_tokens(newer))
+    names_a, names_b = _names(older), _names(newer)
+    changed = (values_a != values_b and bool(values_b)) or (names_b and not names_b <= names_a)
+    return bool(changed) or negations(older) != negations(newer) or _opposed(
+        set(WORD.findall(older.lower())), set(WORD.findall(newer.lower())))

@@ -2,7 +2,8 @@
 personal ones; RLS applies to the reviewing identity), and when a verdict asks a person (the queue rule)."""
 from hygiene.judge import Verdict as JudgeVerdict
 from hygiene.models import Conflict, Verdict
-from hygiene.services import Action, action_for
+from hygiene.services import Action, action_for, queue_refusal, retire_refusal
+from memory.models import Memory
 from tenants import rls
 from tests.conftest import build_tenant
 from tests.hygiene.test_pipeline import remember
@@ -53,7 +54,7 @@ def test_only_the_likeliest_probable_predecessors_are_queued(api, work, settings
     """Every candidate judged a probable replacement below the bar: JUDGE_ACTIONS_PER_WRITE conflicts, the rest
     only recorded."""
     settings.JUDGE_ACTIONS_PER_WRITE = 2
-    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.7, "rationale": "maybe newer"}
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.87, "rationale": "maybe newer"}
     acme = build_tenant("acme")
     remember(api, acme.member_token, "The web cache TTL is 60 seconds.")
     remember(api, acme.member_token, "The web cache TTL for images is 1 hour.")
@@ -68,11 +69,11 @@ def test_the_judge_retires_one_predecessor_per_write_and_queues_a_second(api, wo
     settings.JUDGE_ACTIONS_PER_WRITE = 2
     fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.95, "rationale": "newer"}
     acme = build_tenant("acme")
-    first = remember(api, acme.member_token, "The web cache TTL is 60 seconds.")
+    first = remember(api, acme.member_token, "The web cache TTL is 60 seconds.", kind="fact")
     # Linked, so that the second one's own review does not judge the first (a linked pair is never judged).
-    remember(api, acme.member_token, "The web cache TTL for images is 1 hour.",
+    remember(api, acme.member_token, "The web cache TTL for images is 1 hour.", kind="fact",
              links=[{"type": "relates_to", "dst": first}])
-    new = remember(api, acme.member_token, "Web cache TTL is 5 minutes now.")
+    new = remember(api, acme.member_token, "Web cache TTL is 5 minutes now.", kind="fact")
     work()
     assert sorted(v.decision for v in judged_as_member(acme, new)) == ["auto_retired", "conflict"]
 
@@ -87,11 +88,82 @@ def test_a_confident_complementary_or_unrelated_verdict_opens_no_conflict(api, w
     assert conflicts_of(acme, new) == []
 
 
-def test_the_action_rule():
+def test_the_action_rule(settings):
+    settings.JUDGE_QUEUE_THRESHOLD = 0.85
     verdict = lambda relation, confidence: JudgeVerdict(relation, confidence, "")  # noqa: E731
     assert action_for(verdict("supersedes", 0.9), 0.9) == Action.RETIRE
     assert action_for(verdict("duplicate", 0.95), 0.9) == Action.RETIRE
     assert action_for(verdict("supersedes", 0.89), 0.9) == Action.CONFLICT
     assert action_for(verdict("contradicts", 0.99), 0.9) == Action.CONFLICT
+    assert action_for(verdict("supersedes", 0.8), 0.9) == Action.RECORD  # under the queue bar: nobody is asked
     assert action_for(verdict("complementary", 0.6), 0.9) == Action.RECORD
     assert action_for(verdict("unrelated", 0.3), 0.9) == Action.RECORD
+    # A refused retirement goes to a person; a refused queue entry is only recorded.
+    assert action_for(verdict("supersedes", 0.99), 0.9, retire_refused="another writer's memory") == Action.CONFLICT
+    assert action_for(verdict("supersedes", 0.99), 0.9, queue_refused="a question") == Action.RECORD
+
+
+def test_the_judge_alone_retires_only_the_same_writers_update_of_the_same_subject():
+    update = {"older": "The web cache TTL is 60 seconds.", "newer": "Web cache TTL is 5 minutes now."}
+    assert retire_refusal(**update, older_kind="fact", newer_kind="fact", same_writer=True) is None
+    assert retire_refusal(**update, older_kind="fact", newer_kind="fact", same_writer=False) == \
+        "another writer's memory"
+    # A note (a turn of a conversation), a task or a kind change never retires on a judge's word.
+    assert retire_refusal(**update, older_kind="fact", newer_kind="note", same_writer=True)
+    assert retire_refusal(**update, older_kind="task", newer_kind="task", same_writer=True)
+    assert retire_refusal(**update, older_kind="fact", newer_kind="decision", same_writer=True)
+    # A question about the fact, a rewrite in other words, a neighbour of the same topic: a person decides.
+    assert retire_refusal(older="The web cache TTL is 60 seconds.", newer="What is the web cache TTL now?",
+                          older_kind="fact", newer_kind="fact", same_writer=True) == "a question"
+    assert retire_refusal(older="Static assets are served by CloudFront distribution E2ABC123.",
+                          newer="Frontend bundles are cached at Fastly (service nw-web-static).",
+                          older_kind="fact", newer_kind="fact", same_writer=True)
+    assert retire_refusal(older="Dashboards refresh from the warehouse daily at 06:00 UTC.",
+                          newer="Product analytics dashboards read from MART_PRODUCT, refreshed after the dbt run.",
+                          older_kind="fact", newer_kind="fact", same_writer=True)
+    # The same subject, the same values: a restatement is not an update the judge may act on alone.
+    assert retire_refusal(older="The web cache TTL is 60 seconds.", newer="Web cache TTL: 60 seconds.",
+                          older_kind="fact", newer_kind="fact", same_writer=True)
+
+
+def test_a_question_is_never_queued_and_distant_pairs_are_only_recorded(settings):
+    settings.JUDGE_QUEUE_SIMILARITY = 0.4
+    assert queue_refusal(older="Noah is allergic to peanuts.", newer="what did I say Noah's allergy was again?",
+                         similarity=0.8) == "a question"
+    assert queue_refusal(older="Noah is allergic to peanuts.", newer="Noah is allergic to tree nuts too.",
+                         similarity=0.39) == "too far apart"
+    assert queue_refusal(older="Noah is allergic to peanuts.", newer="Noah is allergic to tree nuts too.",
+                         similarity=0.7) is None
+
+
+def test_a_teammates_confident_rewrite_is_queued_not_retired(api, work, fake_vllm):
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.99, "rationale": "newer"}
+    acme = build_tenant("acme")
+    old = remember(api, acme.admin_token, "The web cache TTL is 60 seconds.", project="web", kind="fact")
+    new = remember(api, acme.member_token, "Web cache TTL is 5 minutes now.", kind="fact")  # project web
+    work()
+    (verdict,) = judged_as_member(acme, new)
+    assert (verdict.decision, verdict.other_id) == ("conflict", old)
+    assert verdict.rationale == "newer; queued: another writer's memory"
+    (conflict,) = conflicts_of(acme, new)
+    assert conflict.a_id == old and conflict.rationale == verdict.rationale
+    with rls.tenant_scope(acme.scope):
+        assert Memory.objects.get(pk=old).status == "live"
+
+
+def test_a_question_or_a_note_never_retires_a_fact(api, work, fake_vllm):
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.99, "rationale": "newer"}
+    acme = build_tenant("acme")
+    fact = remember(api, acme.member_token, "The web cache TTL is 60 seconds.", kind="fact")
+    question = remember(api, acme.member_token, "What is the web cache TTL now?", kind="fact")
+    work()
+    assert [(v.decision, v.rationale) for v in judged_as_member(acme, question)] == [
+        ("recorded", "newer; recorded: a question")]
+    # A note (the kind of a write that names none) is a remark: weighed only against the writer's own notes, never
+    # queued against a stated fact, and never retiring one.
+    note = remember(api, acme.member_token, "web cache TTL is 5 minutes now")
+    work()
+    assert [(v.decision, v.rationale) for v in judged_as_member(acme, note) if v.other_id == fact] == [
+        ("recorded", "newer; recorded: a remark weighed against another kind or writer")]
+    with rls.tenant_scope(acme.scope):
+        assert Memory.objects.get(pk=fact).status == "live"
