@@ -2,7 +2,8 @@
 tests/eval/judge_split.json: a fixed, seeded split stratified by label; the embedded judge is fitted on `tuning` only).
 
 Prints a confusion matrix (true label x predicted relation), what the review would do with each verdict (the rule of
-hygiene/services.py: retire at the auto-resolve threshold, queue a conflict, or only record), the precision of
+hygiene/services.py, one writer assumed: retire at the auto-resolve threshold when the pair has the shape of an
+update, queue a conflict at JUDGE_QUEUE_THRESHOLD, or only record), the precision of
 automatic retirement, the recall of true replacements, how many true replacements are retired or queued, false
 retirements of complementary pairs (the mistake that silently loses a true fact), and a reliability table: per
 confidence band, the mean confidence beside the share of verdicts that were right.
