@@ -43,6 +43,15 @@ def _parser() -> argparse.ArgumentParser:
                         help="evaluation set in tests/eval/ (retrieval): dataset (the first set, with CI floors) or "
                              "conversations (long conversations, kept out of tuning, no floors)")
     parser.add_argument("--check", action="store_true", help="exit 1 below the floors (retrieval, first set)")
+    parser.add_argument("--fit", action="store_true",
+                        help="refit the embedded judge on the tuning pairs first (judge; writes local_model.json)")
+    parser.add_argument("--ablate", action="store_true", help="the embedded judge without each signal group (judge)")
+    parser.add_argument("--part", choices=["held_out", "tuning", "all"], default="held_out",
+                        help="which labelled pairs to score (judge; report on held_out)")
+    parser.add_argument("--backend", choices=["local", "vllm"], default=None,
+                        help="judge backend (judge; default JUDGE_BACKEND)")
+    parser.add_argument("--url", default=None, help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (judge)")
+    parser.add_argument("--model", default=None, help="model name on that server (judge; default JUDGE_VLLM_MODEL)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--no-save", action="store_true", help="print only, keep no result file")
     return parser
@@ -96,13 +105,20 @@ def main(argv: list[str]) -> int:
         for line in report["explain"][max(report["explain"], key=int)].splitlines():
             say(f"    {line}")
     if which == "judge":
-        from bench.judge import evaluate as evaluate_judge
-        from bench.judge import format_report
+        from bench import judge as judge_bench
 
-        say("bench judge: the configured judge on tests/eval/judge_pairs.json")
-        report = evaluate_judge()
-        for line in format_report(report):
+        if args.fit:
+            say(f"bench judge: fitted the embedded judge on the tuning pairs -> {judge_bench.write_local_model()}")
+        judge = judge_bench.judge_from_args(backend=args.backend, url=args.url, model=args.model)
+        say(f"bench judge: {judge.name} on the {args.part} pairs of tests/eval/judge_pairs.json")
+        report = judge_bench.evaluate(judge=judge, part=args.part)
+        for line in judge_bench.format_report(report):
             say(line)
+        if args.ablate:
+            say("  ablation (the embedded judge refitted on the tuning pairs without each group; held-out pairs):")
+            report["ablation"] = judge_bench.ablation()
+            for line in judge_bench.format_ablation(report["ablation"]):
+                say(line)
     if which == "http":
         from bench.http import bench_http, format_table
 

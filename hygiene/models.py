@@ -24,6 +24,7 @@ class Conflict(models.Model):
     relation = models.CharField(max_length=16)
     confidence = models.FloatField(null=True, blank=True)
     judge = models.CharField(max_length=200, blank=True, default="")
+    prompt_version = models.CharField(max_length=32, blank=True, default="")  # the judge's prompt, as on its verdict
     rationale = models.TextField(blank=True, default="")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
     resolution = models.CharField(max_length=16, null=True, blank=True)
