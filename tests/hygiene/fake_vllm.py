@@ -26,11 +26,7 @@ class FakeVllm:
                 with server._count:
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
-                try:
-                    return self._answer()
-                finally:
-                    with server._count:
-                        server.in_flight -= 1
+                return self._answer()
 
             def _answer(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -49,6 +45,9 @@ class FakeVllm:
                 self._send(200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]})
 
             def _send(self, status: int, payload: dict) -> None:
+                # Out of flight before the answer leaves: the client may send its next request as soon as it has it.
+                with server._count:
+                    server.in_flight -= 1
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
