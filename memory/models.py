@@ -100,6 +100,8 @@ class Memory(models.Model):
     objects = OrgPartitionedManager()
 
     class Meta:
+        # save(), refresh_from_db() and related lookups name the organization too (see OrgPartitionedManager).
+        base_manager_name = "objects"
         indexes = [
             # Exact dedup and the caller's own memories (similar_existing).
             models.Index(fields=["org", "owner", "scope", "project", "content_hash"], name="memory_dedup_idx"),

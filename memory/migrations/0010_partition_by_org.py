@@ -13,8 +13,11 @@ memories recall took 120 ms with kinds=[fact] in a 100k tenant and 83 ms unfilte
   reference to a memory is a composite ``(org_id, x_id) REFERENCES memory_memory (org_id, id)``, so a row can only
   point at a memory of its own organization. Django keeps its ForeignKeys with ``db_constraint=False`` (it joins on
   ``id``, which is still unique in practice: 80 random bits).
-- Row-level security stays on the parent (ENABLE + FORCE, the same ``memory_visible`` policy); the policies of the
-  tables that follow memories are recreated (they named the old table). The app role gets privileges on the parent
+- Row-level security stays on the parent (ENABLE + FORCE, the same ``memory_visible`` policy). The policies of the
+  tables that follow memories (links, events, checks, conflicts, reviews, verdicts) are recreated: they ask
+  ``zm_memory_visible(org_id, x_id)`` (the memory_visible predicate for one memory, its organization a parameter so
+  that Postgres plans one partition) instead of an EXISTS over the partitioned table, which planned every partition
+  for every statement on them. The app role gets privileges on the parent
   only (tenants/db_roles.py skips partitions), so a partition cannot be read around the policies; each partition also
   has RLS enabled and forced without a policy, which refuses every role but one with BYPASSRLS (the owner).
 - The function runs as the owner (SECURITY DEFINER, pinned search_path): the app role has no DDL rights.
@@ -131,11 +134,25 @@ REVOKE ALL ON FUNCTION zm_memory_partition(uuid) FROM PUBLIC;
 """
 
 
+# The visibility of one memory for the policies of the tables that follow memories. SECURITY DEFINER so that it reads
+# the partition past RLS and applies the memory_visible predicate itself (as zm_purge_memories does); plpgsql so that
+# its query is planned with the organization's value, which picks the one partition, and its plan is cached.
+VISIBLE_FUNCTION = f"""
+CREATE FUNCTION zm_memory_visible(p_org uuid, p_id text) RETURNS boolean
+  LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+BEGIN
+  RETURN p_org = zm_current_org() AND EXISTS (
+    SELECT 1 FROM public.memory_memory WHERE org_id = p_org AND id = p_id AND {MEMORY_VISIBLE});
+END $$;
+REVOKE ALL ON FUNCTION zm_memory_visible(uuid, text) FROM PUBLIC;
+"""
+
+
 def _forward() -> str:
     drop_references = "\n".join(f"ALTER TABLE {t} DROP CONSTRAINT {c};" for t, c, _ in REFERENCES)
     drop_policies = "\n".join(f"DROP POLICY {p} ON {t};" for p, t, _ in FOLLOWERS)
     drop_policies += "\nDROP POLICY memory_visible ON memory_memory_unpartitioned;"
-    recreate_policies = "\n".join(_rls.follows_memories(p, t, *cols) for p, t, cols in FOLLOWERS)
+    recreate_policies = "\n".join(_rls.follows_memories_by_function(p, t, *cols) for p, t, cols in FOLLOWERS)
     add_references = "\n".join(
         f"ALTER TABLE {t} ADD CONSTRAINT {c} FOREIGN KEY (org_id, {col})"
         f" REFERENCES memory_memory (org_id, id) DEFERRABLE INITIALLY DEFERRED;"
@@ -164,6 +181,7 @@ ALTER TABLE memory_memory ALTER COLUMN embedding SET STORAGE PLAIN;
 CREATE TABLE memory_memory_default PARTITION OF memory_memory DEFAULT;
 ALTER TABLE memory_memory_default ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
 {PARTITION_FUNCTION}
+{VISIBLE_FUNCTION}
 SELECT zm_memory_partition(id) FROM tenants_organization ORDER BY id;
 INSERT INTO memory_memory ({COPIED}) SELECT {COPIED} FROM memory_memory_unpartitioned;
 {INDEXES}
@@ -189,6 +207,7 @@ class Migration(migrations.Migration):
         migrations.SeparateDatabaseAndState(
             database_operations=[migrations.RunSQL(_forward())],
             state_operations=[
+                migrations.AlterModelOptions(name="memory", options={"base_manager_name": "objects"}),
                 migrations.AlterField("memory", "superseded_by", _no_constraint(
                     blank=True, db_index=False, null=True, related_name="+", to="memory.memory")),
                 migrations.AlterField("memory", "closed_by", _no_constraint(

@@ -200,3 +200,25 @@ def test_the_migration_converts_a_populated_store_and_keeps_rows_references_and_
             with psycopg.connect(**connect | {"dbname": "postgres"}, user=owner["USER"], password=owner["PASSWORD"],
                                  autocommit=True) as admin:
                 admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def test_a_tenants_queries_are_planned_on_its_own_partition_only(acme, globex):
+    """Postgres plans one partition, not one per organization: the memory manager names the organization (also for
+    save()), and the tables that follow memories ask zm_memory_visible instead of a subquery over every partition."""
+    from memory.models import Check
+
+    memory = _store(acme, "The billing service deploys on Fridays.")
+    _store(globex, "Globex deploys on Mondays.")
+    mine, theirs = _partition(acme.org.id), _partition(globex.org.id)
+    with rls.tenant_scope(acme.scope):
+        plan = Memory.objects.filter(pk__in=[memory.id]).explain()
+        assert mine in plan and theirs not in plan and "memory_memory_default" not in plan
+        assert "memory_memory" not in Check.objects.filter(memory_id__in=[memory.id]).explain()
+        with connection.cursor() as cursor:  # what save() runs: the base manager is the memory manager
+            cursor.execute("EXPLAIN " + Memory._base_manager.filter(pk=memory.id).query.sql_with_params()[0],
+                           Memory._base_manager.filter(pk=memory.id).query.sql_with_params()[1])
+            assert theirs not in "\n".join(row[0] for row in cursor.fetchall())
+        memory.kind = "note"
+        memory.save(update_fields=["kind"])
+        memory.refresh_from_db()
+        assert memory.kind == "note"
