@@ -22,7 +22,7 @@ def follows_memories_by_function(policy: str, table: str, *columns: str) -> str:
 
     An EXISTS subquery on the partitioned table made Postgres plan every partition for each statement on ``table``
     (26 ms of planning for one lookup of checks at 101 organizations): the organization in it is zm_current_org(),
-    known only when the query runs. zm_memory_visible(org, id) takes it as a parameter, so its plan names one partition.
+    known only when the query runs. zm_memory_visible(org, id) reads the one partition of the organization.
     """
     condition = " AND ".join(
         ["org_id = zm_current_org()"] + [f"zm_memory_visible(org_id, {column})" for column in columns]
