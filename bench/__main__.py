@@ -23,13 +23,19 @@ def _parser() -> argparse.ArgumentParser:
                     "served stack, beside the same calls in process), mcp (remember and recall as MCP tool calls beside "
                     "the same calls over REST, against the served stack), soak (client processes for a bounded time "
                     "against the served stack, then the lifecycle invariants in SQL), pages (render time of each "
-                    "web page in a tenant of --memories, default 10000)",
+                    "web page in a tenant of --memories, default 10000), load (a store of --memories in --tenants organizations, "
+                    "loaded fast into its own database: remember and recall per tenant, throughput, sizes, RSS, plans; "
+                    "then a plot of latency against store size from the results of every size)",
     )
-    parser.add_argument("which", choices=["remember", "retrieval", "recall", "judge", "http", "mcp", "soak", "pages"])
+    parser.add_argument("which", choices=["remember", "retrieval", "recall", "judge", "http", "mcp", "soak", "pages",
+                                                "load"])
     parser.add_argument("--n", type=int, default=10_000, help="number of writes (remember)")
     parser.add_argument("--memories", type=int, default=None,
                         help="memories in the big tenant (recall: default 100000; http and mcp: default 20000; "
-                             "pages: default 10000)")
+                             "pages: default 10000); memories in the whole store (load: default 100000)")
+    parser.add_argument("--tenants", type=int, default=100, help="organizations in the store (load)")
+    parser.add_argument("--plot-only", action="store_true",
+                        help="only draw bench-results/load-latency.png from the saved load results (load)")
     parser.add_argument("--store", type=int, default=0,
                         help="fill other tenants until the store holds about this many memories (recall)")
     parser.add_argument("--queries", type=int, default=200, help="queries per filter and tenant (recall)")
@@ -64,7 +70,13 @@ def main(argv: list[str]) -> int:
         sys.exit("--n, --memories, --queries, --requests, --renders and --clients must be at least 1")
     if args.store < 0:
         sys.exit("--store must be 0 or more")
+    if args.tenants < 1:
+        sys.exit("--tenants must be at least 1")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    if args.which == "load":
+        from bench.load import use_bench_database
+
+        use_bench_database()  # its own database, before the settings are read
     django.setup()
 
     def say(line: str) -> None:
@@ -155,6 +167,15 @@ def main(argv: list[str]) -> int:
         report = bench_pages(memories=memories, renders=args.renders, seed=args.seed, say=say)
         for line in format_pages(report):
             say(line)
+    if which == "load":
+        from bench.load import bench_load, plot
+
+        if args.plot_only:
+            plot(RESULTS_DIR, say)
+            return 0
+        memories = args.memories or 100_000
+        say(f"bench load: {memories} memories in {args.tenants} organizations, {args.queries} queries per filter")
+        report = bench_load(memories=memories, tenants=args.tenants, queries=args.queries, seed=args.seed, say=say)
     report = {
         "benchmark": which,
         "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -167,6 +188,8 @@ def main(argv: list[str]) -> int:
         path = RESULTS_DIR / f"{name}-{report['at'].replace(':', '')}.json"
         path.write_text(json.dumps(report, indent=2) + "\n")
         say(f"saved {path.relative_to(RESULTS_DIR.parent)}")
+    if which == "load" and not args.no_save:
+        plot(RESULTS_DIR, say)
     if which == "soak" and (report["server_errors"] or any(report["invariants"].values())):
         say("soak FAILED: a 5xx or a request without an answer, or an invariant broken")
         return 1
