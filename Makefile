@@ -9,7 +9,7 @@ $(STAMP): pyproject.toml
 	@echo "[zero-memory] creating $(VENV) and installing the project (first time: a few minutes)"
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	@$(VENV)/bin/pip install --quiet --upgrade pip
-	@$(VENV)/bin/pip install --quiet -e '.[test]'
+	@$(VENV)/bin/pip install --quiet -e '.[test,bench]'
 	@touch $(STAMP)
 
 install: $(STAMP)

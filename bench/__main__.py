@@ -23,13 +23,19 @@ def _parser() -> argparse.ArgumentParser:
                     "served stack, beside the same calls in process), mcp (remember and recall as MCP tool calls beside "
                     "the same calls over REST, against the served stack), soak (client processes for a bounded time "
                     "against the served stack, then the lifecycle invariants in SQL), pages (render time of each "
-                    "web page in a tenant of --memories, default 10000)",
+                    "web page in a tenant of --memories, default 10000), load (a store of --memories in --tenants organizations, "
+                    "loaded fast into its own database: remember and recall per tenant, throughput, sizes, RSS, plans; "
+                    "then a plot of latency against store size from the results of every size)",
     )
-    parser.add_argument("which", choices=["remember", "retrieval", "recall", "judge", "http", "mcp", "soak", "pages"])
+    parser.add_argument("which", choices=["remember", "retrieval", "recall", "judge", "http", "mcp", "soak", "pages",
+                                                "load"])
     parser.add_argument("--n", type=int, default=10_000, help="number of writes (remember)")
     parser.add_argument("--memories", type=int, default=None,
                         help="memories in the big tenant (recall: default 100000; http and mcp: default 20000; "
-                             "pages: default 10000)")
+                             "pages: default 10000); memories in the whole store (load: default 100000)")
+    parser.add_argument("--tenants", type=int, default=100, help="organizations in the store (load)")
+    parser.add_argument("--plot-only", action="store_true",
+                        help="only draw bench-results/load-latency.png from the saved load results (load)")
     parser.add_argument("--store", type=int, default=0,
                         help="fill other tenants until the store holds about this many memories (recall)")
     parser.add_argument("--queries", type=int, default=200, help="queries per filter and tenant (recall)")
@@ -43,6 +49,15 @@ def _parser() -> argparse.ArgumentParser:
                         help="evaluation set in tests/eval/ (retrieval): dataset (the first set, with CI floors) or "
                              "conversations (long conversations, kept out of tuning, no floors)")
     parser.add_argument("--check", action="store_true", help="exit 1 below the floors (retrieval, first set)")
+    parser.add_argument("--fit", action="store_true",
+                        help="refit the embedded judge on the tuning pairs first (judge; writes local_model.json)")
+    parser.add_argument("--ablate", action="store_true", help="the embedded judge without each signal group (judge)")
+    parser.add_argument("--part", choices=["held_out", "tuning", "all"], default="held_out",
+                        help="which labelled pairs to score (judge; report on held_out)")
+    parser.add_argument("--backend", choices=["local", "vllm"], default=None,
+                        help="judge backend (judge; default JUDGE_BACKEND)")
+    parser.add_argument("--url", default=None, help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (judge)")
+    parser.add_argument("--model", default=None, help="model name on that server (judge; default JUDGE_VLLM_MODEL)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--no-save", action="store_true", help="print only, keep no result file")
     return parser
@@ -55,7 +70,13 @@ def main(argv: list[str]) -> int:
         sys.exit("--n, --memories, --queries, --requests, --renders and --clients must be at least 1")
     if args.store < 0:
         sys.exit("--store must be 0 or more")
+    if args.tenants < 1:
+        sys.exit("--tenants must be at least 1")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    if args.which == "load":
+        from bench.load import use_bench_database
+
+        use_bench_database()  # its own database, before the settings are read
     django.setup()
 
     def say(line: str) -> None:
@@ -96,13 +117,20 @@ def main(argv: list[str]) -> int:
         for line in report["explain"][max(report["explain"], key=int)].splitlines():
             say(f"    {line}")
     if which == "judge":
-        from bench.judge import evaluate as evaluate_judge
-        from bench.judge import format_report
+        from bench import judge as judge_bench
 
-        say("bench judge: the configured judge on tests/eval/judge_pairs.json")
-        report = evaluate_judge()
-        for line in format_report(report):
+        if args.fit:
+            say(f"bench judge: fitted the embedded judge on the tuning pairs -> {judge_bench.write_local_model()}")
+        judge = judge_bench.judge_from_args(backend=args.backend, url=args.url, model=args.model)
+        say(f"bench judge: {judge.name} on the {args.part} pairs of tests/eval/judge_pairs.json")
+        report = judge_bench.evaluate(judge=judge, part=args.part)
+        for line in judge_bench.format_report(report):
             say(line)
+        if args.ablate:
+            say("  ablation (the embedded judge refitted on the tuning pairs without each group; held-out pairs):")
+            report["ablation"] = judge_bench.ablation()
+            for line in judge_bench.format_ablation(report["ablation"]):
+                say(line)
     if which == "http":
         from bench.http import bench_http, format_table
 
@@ -139,6 +167,15 @@ def main(argv: list[str]) -> int:
         report = bench_pages(memories=memories, renders=args.renders, seed=args.seed, say=say)
         for line in format_pages(report):
             say(line)
+    if which == "load":
+        from bench.load import bench_load, plot
+
+        if args.plot_only:
+            plot(RESULTS_DIR, say)
+            return 0
+        memories = args.memories or 100_000
+        say(f"bench load: {memories} memories in {args.tenants} organizations, {args.queries} queries per filter")
+        report = bench_load(memories=memories, tenants=args.tenants, queries=args.queries, seed=args.seed, say=say)
     report = {
         "benchmark": which,
         "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -151,6 +188,8 @@ def main(argv: list[str]) -> int:
         path = RESULTS_DIR / f"{name}-{report['at'].replace(':', '')}.json"
         path.write_text(json.dumps(report, indent=2) + "\n")
         say(f"saved {path.relative_to(RESULTS_DIR.parent)}")
+    if which == "load" and not args.no_save:
+        plot(RESULTS_DIR, say)
     if which == "soak" and (report["server_errors"] or any(report["invariants"].values())):
         say("soak FAILED: a 5xx or a request without an answer, or an invariant broken")
         return 1

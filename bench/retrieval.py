@@ -137,14 +137,48 @@ def hygiene_outcomes(dataset: dict, ids: dict[str, str], principals: dict) -> di
     labelled = {frozenset((ids[m["key"]], ids[other])) for m in dataset["memories"]
                 for other in m["supersedes"] + m["replaces_undeclared"] + m["duplicates"]}
     kind = {ids[m["key"]]: m["kind"] for m in dataset["memories"]}
+    content = {ids[m["key"]]: m["content"] for m in dataset["memories"]}
+    later: dict[str, set[str]] = defaultdict(set)  # each memory's labelled successors, for chains (A -> B -> C)
+    for m in dataset["memories"]:
+        for other in m["supersedes"] + m["replaces_undeclared"]:
+            later[ids[other]].add(ids[m["key"]])
+    for m in dataset["memories"]:  # a restatement of a later version is that version
+        for other in m["duplicates"]:
+            for earlier in [e for e, nexts in later.items() if ids[other] in nexts]:
+                later[earlier].add(ids[m["key"]])
+
+    def along_chain(old: str, new: str) -> bool:
+        """new is a later version of old's labelled chain: retiring old by it loses nothing old's successor kept."""
+        seen, todo = set(), [old]
+        while todo:
+            for nxt in later[todo.pop()] - seen:
+                if nxt == new:
+                    return True
+                seen.add(nxt)
+                todo.append(nxt)
+        return False
+
     retirements: dict[str, int] = defaultdict(int)
+    wrong = []  # retired, but no label calls it replaced or duplicated: each one knowledge lost without anyone asking
     for old, new in successor.items():
         if frozenset((old, new)) in labelled:
             retirements["labelled"] += 1
-        elif kind.get(old) == kind.get(new) == "note":
-            retirements["between notes"] += 1
-        else:
-            retirements["unlabelled"] += 1
+            continue
+        if along_chain(old, new):
+            retirements["labelled, by a later version of its chain (or its restatement)"] += 1
+            continue
+        retirements["between notes" if kind.get(old) == kind.get(new) == "note" else "unlabelled"] += 1
+        wrong.append({"older": content.get(old, ""), "older_kind": kind.get(old),
+                      "newer": content.get(new, ""), "newer_kind": kind.get(new)})
+    replaced_pairs = set(replaced)
+    with rls.tenant_scope(next(iter(principals.values())).scope):  # the admin: the org's verdicts as RLS shows them
+        kept = [  # in the result file: what was acted on, and every verdict on a labelled replacement
+            {"relation": v.relation, "confidence": v.confidence, "decision": v.decision, "rationale": v.rationale,
+             "labelled_replacement": (v.memory_id, v.other_id) in replaced_pairs,
+             "older": content.get(v.other_id, ""), "newer": content.get(v.memory_id, "")}
+            for v in Verdict.objects.all()
+            if v.decision != "recorded" or (v.memory_id, v.other_id) in replaced_pairs
+        ]
     writes = len(dataset["memories"])
     open_count = sum(c.status == Conflict.Status.OPEN for c in conflicts.values())
     return {
@@ -156,9 +190,13 @@ def hygiene_outcomes(dataset: dict, ids: dict[str, str], principals: dict) -> di
         "undeclared_pairs_by_decision": dict(decisions),
         "undeclared_pairs_retired": retired,
         "undeclared_pairs_queued": queued,
+        "undeclared_pairs_retired_or_queued": round((retired + queued) / len(replaced), 3) if replaced else None,
         "undeclared_pairs_retired_by_another": retired_by_other,
         "undeclared_pairs_queued_with_another": queued_with_other,
         "retirements": dict(retirements),
+        "wrong_retirements": len(wrong),
+        "wrong_retirement_pairs": wrong,
+        "verdicts": kept,
         "complementary_pairs": len(complements),
         "complementary_pairs_retired": sum(successor.get(a) == b or successor.get(b) == a for a, b in complements),
     }
@@ -264,8 +302,12 @@ def format_table(report: dict) -> list[str]:
                      f" {o['undeclared_pairs_retired']}, queued in an open conflict {o['undeclared_pairs_queued']}"
                      f" (older one retired by another memory {o['undeclared_pairs_retired_by_another']}, in a conflict"
                      f" with another only {o['undeclared_pairs_queued_with_another']})")
+        lines.append(f"  retired or queued: {o['undeclared_pairs_retired_or_queued']} of the undeclared replacements")
         lines.append(f"  complementary pairs retired: {o['complementary_pairs_retired']} of {o['complementary_pairs']};"
-                     f" every retirement by its labels: {dict(sorted(o['retirements'].items()))}")
+                     f" every retirement by its labels: {dict(sorted(o['retirements'].items()))}; wrong retirements"
+                     f" (no label calls them replaced): {o['wrong_retirements']}")
+        for pair in o["wrong_retirement_pairs"]:
+            lines.append(f"    {pair['older_kind']} {pair['older'][:60]!r} -> {pair['newer_kind']} {pair['newer'][:60]!r}")
     latency = report["latency_ms"]
     lines.append(f"  recall latency p50 {latency['p50']} ms, p95 {latency['p95']} ms")
     return lines

@@ -19,11 +19,12 @@ class Conflict(models.Model):
 
     id = models.CharField(primary_key=True, max_length=30, default=_conflict_id, editable=False)
     org = models.ForeignKey(Organization, on_delete=models.PROTECT)
-    a = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="+")
-    b = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="+")
+    a = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="+", db_constraint=False)
+    b = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="+", db_constraint=False)
     relation = models.CharField(max_length=16)
     confidence = models.FloatField(null=True, blank=True)
     judge = models.CharField(max_length=200, blank=True, default="")
+    prompt_version = models.CharField(max_length=32, blank=True, default="")  # the judge's prompt, as on its verdict
     rationale = models.TextField(blank=True, default="")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
     resolution = models.CharField(max_length=16, null=True, blank=True)
@@ -52,7 +53,7 @@ class Review(models.Model):
         UNAVAILABLE = "unavailable"  # the judge failed after every retry; `manage.py hygiene_rerun` tries again
 
     org = models.ForeignKey(Organization, on_delete=models.PROTECT)
-    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="+")
+    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="+", db_constraint=False)
     state = models.CharField(max_length=16, choices=State.choices, default=State.PENDING)
     attempts = models.PositiveIntegerField(default=0)
     last_error = models.TextField(blank=True, default="")
@@ -75,8 +76,8 @@ class Verdict(models.Model):
         RECORDED = "recorded"  # complementary, unrelated, or nothing to do any more
 
     org = models.ForeignKey(Organization, on_delete=models.PROTECT)
-    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="+")  # the newer one
-    other = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="+")  # the older candidate
+    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="+", db_constraint=False)  # the newer one
+    other = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="+", db_constraint=False)  # the older candidate
     relation = models.CharField(max_length=16)
     confidence = models.FloatField()
     rationale = models.TextField(blank=True, default="")

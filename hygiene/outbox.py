@@ -65,7 +65,7 @@ def unsafe_pending_reviews(*, older_than: timedelta, states: tuple[str, ...] = (
     now = timezone.now()
     with connections[rls.UNSAFE_ALL_TENANTS].cursor() as cursor:
         cursor.execute(
-            "SELECT r.id, r.org_id, m.owner_id FROM hygiene_review r JOIN memory_memory m ON m.id = r.memory_id"
+            "SELECT r.id, r.org_id, m.owner_id FROM hygiene_review r JOIN memory_memory m ON m.org_id = r.org_id AND m.id = r.memory_id"
             " WHERE (r.state = ANY(%s) AND r.updated_at < %s) OR (r.state = %s AND r.updated_at < %s)"
             " ORDER BY r.id LIMIT 1000",
             [list(states), now - older_than, Review.State.RUNNING, now - stale_run()],

@@ -14,6 +14,7 @@ from django.utils import timezone
 from config.errors import Code, Conflict, DomainError, Forbidden, Invalid
 from memory.events import event_record
 from memory.models import Event, Link, Memory
+from tenants import rls
 from tenants.auth import Principal
 from tenants.models import ProjectMember
 
@@ -42,8 +43,8 @@ def hold_memories(ids: Iterable[str]) -> dict[str, Memory]:
     unheld, the new row's deferred foreign key failed at commit against the deleted memory (a 500). Writers that only
     reference a memory never wait for each other (KEY SHARE does not conflict with itself or with plain updates).
     """
-    query = "SELECT * FROM memory_memory WHERE id = ANY(%s) ORDER BY id FOR KEY SHARE"
-    return {memory.id: memory for memory in Memory.objects.raw(query, [sorted(set(ids))])}
+    query = "SELECT * FROM memory_memory WHERE org_id = %s AND id = ANY(%s) ORDER BY id FOR KEY SHARE"
+    return {memory.id: memory for memory in Memory.objects.raw(query, [rls.require_scope().org_id, sorted(set(ids))])}
 
 
 def successor_refusal(target: Memory, successor: Memory) -> DomainError | None:

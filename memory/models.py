@@ -4,6 +4,10 @@ Every table is tenant-owned (``org`` first in every unique constraint and index,
 organization) and under row-level security (migrations/0002_row_level_security.py). Retiring (supersede, forget) is a
 reversible change of status; the one deletion is the privacy purge (memory/purge.py), which the app role can only ask
 of an owner-defined function (migration 0009).
+
+Memories are partitioned by organization (migration 0010): the primary key in the database is (org_id, id), and every
+reference to a memory is a composite foreign key (org_id, x_id) written in SQL, so it cannot cross organizations.
+Those ForeignKeys say ``db_constraint=False`` here: Django still joins on ``id`` (unique in practice, 80 random bits).
 """
 from django.db import models
 from django.utils import timezone
@@ -12,7 +16,7 @@ from pgvector.django import HnswIndex, VectorField
 from memory.embeddings import DIMENSIONS
 from tenants.ids import new_id
 from tenants.models import ApiToken, Organization, Project, User
-from tenants.rls import TenantManager
+from tenants.rls import OrgPartitionedManager, TenantManager
 
 
 def _memory_id() -> str:
@@ -73,7 +77,7 @@ class Memory(models.Model):
 
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.LIVE)
     superseded_by = models.ForeignKey(  # indexed with org below
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="+", db_index=False
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="+", db_index=False, db_constraint=False
     )
     invalidated_at = models.DateTimeField(null=True, blank=True)
     invalidated_reason = models.TextField(null=True, blank=True)
@@ -87,14 +91,17 @@ class Memory(models.Model):
     valid_from = models.DateTimeField(null=True, blank=True)
     valid_until = models.DateTimeField(null=True, blank=True)
     loop = models.CharField(max_length=8, choices=Loop.choices, null=True, blank=True)
-    closed_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    closed_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+                                  db_constraint=False)
     source = models.JSONField(null=True, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
-    objects = TenantManager()
+    objects = OrgPartitionedManager()
 
     class Meta:
+        # save(), refresh_from_db() and related lookups name the organization too (see OrgPartitionedManager).
+        base_manager_name = "objects"
         indexes = [
             # Exact dedup and the caller's own memories (similar_existing).
             models.Index(fields=["org", "owner", "scope", "project", "content_hash"], name="memory_dedup_idx"),
@@ -138,8 +145,8 @@ class Link(models.Model):
 
     id = models.CharField(primary_key=True, max_length=30, default=_link_id, editable=False)
     org = models.ForeignKey(Organization, on_delete=models.PROTECT)
-    src = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="links_out")
-    dst = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="links_in")
+    src = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="links_out", db_constraint=False)
+    dst = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="links_in", db_constraint=False)
     type = models.CharField(max_length=16, choices=Type.choices)
     reason = models.TextField(null=True, blank=True)
     # True when this link retired dst (a supersede by a write, the judge, a review, a check or a source);
@@ -206,10 +213,11 @@ class Check(models.Model):
 
     id = models.CharField(primary_key=True, max_length=30, default=_check_id, editable=False)
     org = models.ForeignKey(Organization, on_delete=models.PROTECT)
-    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="checks")
+    memory = models.ForeignKey(Memory, on_delete=models.PROTECT, related_name="checks", db_constraint=False)
     outcome = models.CharField(max_length=8, choices=Outcome.choices)
     detail = models.TextField(blank=True, default="")
-    corrected_by = models.ForeignKey(Memory, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    corrected_by = models.ForeignKey(Memory, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+                                     db_constraint=False)
     created_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(default=timezone.now)
 

@@ -71,8 +71,13 @@ def _searches_history(q: RecallQuery) -> bool:
 
 
 def _filters(q: RecallQuery, project: Project | None, *, statuses: list[str] | None = None) -> tuple[str, list]:
-    """SQL conditions shared by both channels (RLS adds visibility on top)."""
-    where, params = [], []
+    """SQL conditions shared by both channels (RLS adds visibility on top).
+
+    The organization comes first although RLS implies it: as a parameter Postgres picks the tenant's partition when it
+    plans (migration 0010); the policy's zm_current_org() is only known when the query runs, so every partition would
+    be planned (and its HNSW index considered) for each query.
+    """
+    where, params = ["org_id = %s"], [rls.require_scope().org_id]
     if q.as_of is None:
         where.append("status = ANY(%s)")
         params.append(statuses or ["live", "superseded"])
@@ -150,20 +155,21 @@ def _current_versions(ids: set[str], where: str, params: list) -> dict[str, str]
     """
     if not ids:
         return {}
+    org = rls.require_scope().org_id  # named for the partition (see _filters)
     with connection.cursor() as cursor:
         cursor.execute(
             f"""
             WITH RECURSIVE walk(start, id, status, next) AS (
-                SELECT id, id, status, superseded_by_id FROM memory_memory WHERE id = ANY(%s)
+                SELECT id, id, status, superseded_by_id FROM memory_memory WHERE org_id = %s AND id = ANY(%s)
                 UNION ALL
                 SELECT w.start, m.id, m.status, m.superseded_by_id
-                FROM walk w JOIN memory_memory m ON m.id = w.next
+                FROM walk w JOIN memory_memory m ON m.org_id = %s AND m.id = w.next
                 WHERE w.status = 'superseded'
             ) CYCLE id SET looped USING path
             SELECT w.start, w.id FROM walk w
             WHERE w.status = 'live' AND EXISTS (SELECT 1 FROM memory_memory WHERE id = w.id AND {where})
             """,
-            [list(ids), *params],
+            [org, list(ids), org, *params],
         )
         return dict(cursor.fetchall())
 
@@ -285,20 +291,22 @@ def _current_versions_first(hits: list[Hit], q: RecallQuery) -> list[Hit]:
     older = [hit.memory.id for hit in hits if _superseded_then(hit.memory.status, hit.memory.invalidated_at, q)]
     if not older:
         return hits
+    org = rls.require_scope().org_id  # named for the partition (see _filters)
     with connection.cursor() as cursor:
         cursor.execute(
             """
             WITH RECURSIVE walk(start, id, status, invalidated_at, next, depth) AS (
-                SELECT id, id, status, invalidated_at, superseded_by_id, 0 FROM memory_memory WHERE id = ANY(%s)
+                SELECT id, id, status, invalidated_at, superseded_by_id, 0 FROM memory_memory
+                WHERE org_id = %s AND id = ANY(%s)
                 UNION ALL
                 SELECT w.start, m.id, m.status, m.invalidated_at, m.superseded_by_id, w.depth + 1
-                FROM walk w JOIN memory_memory m ON m.id = w.next
+                FROM walk w JOIN memory_memory m ON m.org_id = %s AND m.id = w.next
                 WHERE w.status = 'superseded'
             ) CYCLE id SET looped USING path
             SELECT start, id, status, invalidated_at, depth FROM walk WHERE depth > 0 AND NOT looped
             ORDER BY start, depth
             """,
-            [older],
+            [org, older, org],
         )
         current: dict[str, tuple[str, int]] = {}  # superseded hit -> (its current version, steps away)
         for start, memory_id, status, invalidated_at, depth in cursor.fetchall():

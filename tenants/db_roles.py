@@ -4,6 +4,7 @@ Migrations run as the owner role (``manage.py migrate --database owner``). After
 app role (the user of DATABASE_URL) exactly what it needs on every table: read and write rows, nothing on the
 schema. The app role is no superuser, has no BYPASSRLS and owns nothing, so every policy applies to it.
 Tables listed in APPEND_ONLY / NO_DELETE get less: event logs can only be inserted and read, memories never deleted.
+Partitions get nothing (memory_memory's, one per organization: memory migration 0010).
 """
 from django.conf import settings
 from django.db import connections
@@ -22,11 +23,17 @@ def grant_app_role(using: str = "default", **kwargs) -> None:
     if connection.settings_dict["USER"] == app_role_name():
         return  # migrations were run as the app role itself: nothing to grant (and nothing is safe; see README)
     with connection.cursor() as cursor:
-        cursor.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
-        tables = [row[0] for row in cursor.fetchall()]
-        for table in tables:
+        # Partitions (memory_memory_<org>) get nothing: the app role reaches rows through the parent only, where
+        # the row-level security policies are.
+        cursor.execute(
+            "SELECT c.relname, c.relispartition FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace"
+            " AND c.relkind IN ('r', 'p')"
+        )
+        for table, partition in cursor.fetchall():
             name = connection.ops.quote_name(table)
             cursor.execute(f"REVOKE ALL ON {name} FROM {app_role}")
+            if partition:
+                continue
             if table in APPEND_ONLY:
                 privileges = "SELECT, INSERT"
             elif table in NO_DELETE:

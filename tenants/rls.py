@@ -104,3 +104,14 @@ class TenantManager(models.Manager):
     def get_queryset(self) -> models.QuerySet:
         require_scope()
         return super().get_queryset()
+
+
+class OrgPartitionedManager(TenantManager):
+    """For a table partitioned by organization (memory_memory): every query names the scope's organization.
+
+    RLS implies it, but the policy's zm_current_org() is only known when the query runs, so Postgres would plan every
+    partition for each query; a parameter lets it plan the tenant's partition only.
+    """
+
+    def get_queryset(self) -> models.QuerySet:
+        return super().get_queryset().filter(org_id=require_scope().org_id)

@@ -44,6 +44,8 @@ def org_bootstrap(*, org_slug: str, admin_email: str, project_slugs: list[str]) 
         user_id = id_lookup("zm_user_id_for_email", admin_email.strip().lower()) or uuid.uuid4()
     with rls.tenant_scope(rls.Scope(org_id=org_id, user_id=user_id)):
         org, _ = Organization.objects.get_or_create(id=org_id, defaults={"slug": org_slug, "name": org_slug})
+        with connection.cursor() as cursor:  # its memories' partition (memory migration 0010), made by the owner
+            cursor.execute("SELECT zm_memory_partition(%s)", [org.id])
         user = User.objects.filter(pk=user_id).first() or User.objects.create_user(id=user_id, email=admin_email)
         Membership.objects.update_or_create(org=org, user=user, defaults={"role": Membership.Role.ADMIN})
         projects = []

@@ -23,6 +23,9 @@ class Verdict:
     relation: str
     confidence: float
     rationale: str
+    # Who answered, when it is not the judge that was asked (a fallback): recorded on the verdict and conflict rows.
+    judge: str = ""
+    prompt_version: str = ""
 
 
 class JudgeUnavailable(RuntimeError):

@@ -1,44 +1,128 @@
 """A judge served by vLLM's OpenAI-compatible /v1/chat/completions, output constrained to the verdict schema.
 
-Several pairs go in one request (``batch_size``); the reply must be exactly one schema-valid verdict per pair.
-Transient failures are retried here a few times with backoff; a longer outage raises JudgeUnavailable and the
-RQ job retries later.
+Throughput: several pairs go in one request (``batch_size``) and up to ``concurrency`` requests are in flight at
+once, so a review with many candidates, or the bench's 149 pairs, keeps the GPU's continuous batching fed without
+an unbounded burst. The reply must be exactly one schema-valid verdict per pair. Transient failures are retried a
+few times with backoff.
+
+A circuit breaker stands in front of the server (one per process, like the judge): after ``breaker_failures``
+batches in a row fail, it opens and no request is sent for ``breaker_cooldown`` seconds; then one probe batch is
+let through (half-open): an answer closes it, a failure opens it again. While the server cannot answer, each batch is
+judged by the ``fallback`` judge (the embedded one by default, JUDGE_VLLM_FALLBACK), and its verdicts carry the
+fallback's identity, so no verdict is ever mistaken for the model's. Without a fallback the failure raises
+JudgeUnavailable and the RQ job retries later.
 """
 import json
+import threading
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from enum import StrEnum
 
 from django.conf import settings
 
-from hygiene.judge import RELATIONS, JudgeUnavailable, Pair, Verdict
+from hygiene.judge import RELATIONS, Judge, JudgeUnavailable, Pair, Verdict
 from hygiene.judge.prompt import PROMPT_VERSION, batch_schema, messages_for
+
+
+class BreakerState(StrEnum):
+    CLOSED = "closed"
+    OPEN = "open"
+    HALF_OPEN = "half_open"
+
+
+class Breaker:
+    """Consecutive-failure circuit breaker; thread-safe (batches run concurrently)."""
+
+    def __init__(self, failures: int, cooldown: float, clock=time.monotonic) -> None:
+        self.threshold, self.cooldown, self.clock = failures, cooldown, clock
+        self.failures, self.opened_at, self.probing = 0, None, False
+        self._lock = threading.Lock()
+
+    @property
+    def state(self) -> BreakerState:
+        if self.opened_at is None:
+            return BreakerState.CLOSED
+        return BreakerState.OPEN if self.clock() - self.opened_at < self.cooldown else BreakerState.HALF_OPEN
+
+    def admit(self) -> tuple[bool, bool]:
+        """(may send, is the probe). Closed: send. Open: don't. Half-open: exactly one caller probes."""
+        with self._lock:
+            state = self.state
+            if state == BreakerState.CLOSED:
+                return True, False
+            if state == BreakerState.HALF_OPEN and not self.probing:
+                self.probing = True
+                return True, True
+            return False, False
+
+    def succeeded(self) -> None:
+        with self._lock:
+            self.failures, self.opened_at, self.probing = 0, None, False
+
+    def failed(self, probe: bool) -> None:
+        with self._lock:
+            self.failures += 1
+            if probe or self.failures >= self.threshold:
+                self.opened_at, self.probing = self.clock(), False
 
 
 class VllmJudge:
     prompt_version = PROMPT_VERSION
 
     def __init__(self, *, url: str, model: str, api_key: str = "", timeout: float = 20.0, batch_size: int = 8,
-                 attempts: int = 3, backoff: float = 0.5) -> None:
+                 attempts: int = 3, backoff: float = 0.5, concurrency: int = 4, fallback: Judge | None = None,
+                 breaker_failures: int = 3, breaker_cooldown: float = 30.0) -> None:
         self.url = url.rstrip("/") + "/chat/completions"
         self.model, self.api_key, self.timeout = model, api_key, timeout
         self.batch_size, self.attempts, self.backoff = batch_size, attempts, backoff
+        self.concurrency, self.fallback = max(1, concurrency), fallback
+        self.breaker = Breaker(breaker_failures, breaker_cooldown)
         self.name = f"vllm:{model}"
 
     @classmethod
     def from_settings(cls) -> "VllmJudge":
+        fallback = None
+        if settings.JUDGE_VLLM_FALLBACK == "local":
+            from hygiene.judge.local import LocalJudge
+
+            fallback = LocalJudge()
         return cls(
             url=settings.JUDGE_VLLM_URL, model=settings.JUDGE_VLLM_MODEL, api_key=settings.JUDGE_VLLM_API_KEY,
             timeout=settings.JUDGE_TIMEOUT_SECONDS, batch_size=settings.JUDGE_BATCH_SIZE,
+            concurrency=settings.JUDGE_VLLM_CONCURRENCY, fallback=fallback,
+            breaker_failures=settings.JUDGE_BREAKER_FAILURES, breaker_cooldown=settings.JUDGE_BREAKER_COOLDOWN_SECONDS,
         )
 
     def judge(self, pairs: list[Pair]) -> list[Verdict]:
-        verdicts: list[Verdict] = []
-        for start in range(0, len(pairs), self.batch_size):
-            verdicts += self._judge_batch(pairs[start:start + self.batch_size])
-        return verdicts
+        batches = [pairs[start:start + self.batch_size] for start in range(0, len(pairs), self.batch_size)]
+        if len(batches) == 1:
+            return self._judge_or_fall_back(batches[0])
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(batches))) as pool:
+            return [verdict for batch in pool.map(self._judge_or_fall_back, batches) for verdict in batch]
 
-    def _judge_batch(self, pairs: list[Pair]) -> list[Verdict]:
+    def _judge_or_fall_back(self, pairs: list[Pair]) -> list[Verdict]:
+        send, probe = self.breaker.admit()
+        if send:
+            try:
+                verdicts = self._judge_batch(pairs, attempts=1 if probe else self.attempts)
+            except JudgeUnavailable as error:
+                self.breaker.failed(probe)
+                return self._fall_back(pairs, str(error))
+            self.breaker.succeeded()
+            return verdicts
+        return self._fall_back(pairs, f"{self.name} circuit open")
+
+    def _fall_back(self, pairs: list[Pair], why: str) -> list[Verdict]:
+        if self.fallback is None:
+            raise JudgeUnavailable(why)
+        name = f"{self.fallback.name} (fallback for {self.name})"
+        return [replace(v, judge=name, prompt_version=self.fallback.prompt_version)
+                for v in self.fallback.judge(pairs)]
+
+    def _judge_batch(self, pairs: list[Pair], *, attempts: int) -> list[Verdict]:
         body = {
             "model": self.model,
             "messages": messages_for(pairs),
@@ -50,7 +134,7 @@ class VllmJudge:
             },
         }
         last_error = None
-        for attempt in range(self.attempts):
+        for attempt in range(attempts):
             if attempt:
                 time.sleep(self.backoff * 2 ** (attempt - 1))
             try:
@@ -69,8 +153,7 @@ class VllmJudge:
         with urllib.request.urlopen(request, timeout=self.timeout) as response:
             return json.loads(response.read())
 
-    @staticmethod
-    def _parse(reply: dict, count: int) -> list[Verdict]:
+    def _parse(self, reply: dict, count: int) -> list[Verdict]:
         """Refuse anything but exactly one well-formed verdict per pair (ValueError/KeyError: retried)."""
         content = json.loads(reply["choices"][0]["message"]["content"])
         raw = content["verdicts"]
@@ -81,5 +164,6 @@ class VllmJudge:
             relation, confidence = item["relation"], float(item["confidence"])
             if relation not in RELATIONS or not 0 <= confidence <= 1:
                 raise ValueError(f"invalid verdict {item!r}")
-            verdicts.append(Verdict(relation, confidence, str(item.get("rationale", ""))[:400]))
+            verdicts.append(Verdict(relation, confidence, str(item.get("rationale", ""))[:400],
+                                    judge=self.name, prompt_version=self.prompt_version))
         return verdicts

@@ -15,3 +15,16 @@ def follows_memories(policy: str, table: str, *columns: str) -> str:
         + [f"EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = {column})" for column in columns]
     )
     return f"CREATE POLICY {policy} ON {table} USING ({condition}) WITH CHECK ({condition});"
+
+
+def follows_memories_by_function(policy: str, table: str, *columns: str) -> str:
+    """``follows_memories`` for a memory table partitioned by organization (memory migration 0010).
+
+    An EXISTS subquery on the partitioned table made Postgres plan every partition for each statement on ``table``
+    (26 ms of planning for one lookup of checks at 101 organizations): the organization in it is zm_current_org(),
+    known only when the query runs. zm_memory_visible(org, id) reads the one partition of the organization.
+    """
+    condition = " AND ".join(
+        ["org_id = zm_current_org()"] + [f"zm_memory_visible(org_id, {column})" for column in columns]
+    )
+    return f"CREATE POLICY {policy} ON {table} USING ({condition}) WITH CHECK ({condition});"

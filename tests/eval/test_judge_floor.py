@@ -1,14 +1,39 @@
-"""The embedded judge on the labeled pairs, on every CI run: it must not retire complementary facts."""
-from bench.judge import evaluate, format_report
+"""The embedded judge on the held-out labelled pairs, on every CI run (tests/eval/judge_split.json; the judge is
+fitted on the tuning part only). Floors sit just under what was measured (bench-results/judge-*.json): a change that
+retires a complementary fact, or makes the judge or its calibration worse, fails here."""
+import json
+
+from bench.judge import PAIRS, SPLIT, evaluate, format_report
+from hygiene.judge.local import LocalJudge
 
 
-def test_the_embedded_judge_rarely_retires_a_complementary_fact(settings):
-    settings.JUDGE_BACKEND = "local"
-    report = evaluate()
+def test_the_split_is_fixed_stratified_and_disjoint():
+    split = json.loads(SPLIT.read_text())
+    tuning, held_out = set(split["tuning"]), set(split["held_out"])
+    pairs = json.loads(PAIRS.read_text())["pairs"]
+    assert not tuning & held_out and tuning | held_out == {p["id"] for p in pairs}
+    for label in {p["label"] for p in pairs}:
+        ids = [p["id"] for p in pairs if p["label"] == label]
+        assert abs(sum(i in held_out for i in ids) - len(ids) / 2) <= 1  # half of each label held out
+
+
+def test_the_embedded_judge_on_held_out_pairs_never_retires_a_complementary_fact(settings):
+    settings.JUDGE_AUTO_RESOLVE_THRESHOLD = 0.9  # seed 000: the bar is not lowered
+    report = evaluate(judge=LocalJudge(), part="held_out")
     print("\n".join(format_report(report)))
-    assert report["pairs"] >= 250
-    assert report["false_retirement_rate_complementary"] <= 0.02
-    assert report["auto_retire_precision"] is None or report["auto_retire_precision"] >= 0.9
-    # Its confidence means something: the band that reaches the bar is right far more often than the lowest band.
-    bands = {row["confidence"]: row for row in report["calibration"]}
-    assert bands["0.8-0.9"]["accuracy"] > bands["0.0-0.6"]["accuracy"] + 0.2
+    assert report["pairs"] >= 145
+    assert report["complementary_retired"] == 0
+    assert report["auto_retire_precision"] >= 0.98
+    # With the review's rule (the same writer assumed): the judge alone retires only the same subject with a changed
+    # value, of the same statement kind (measured 6 of 62 replacements and duplicates, 6 of 40 replacements); the
+    # rest of the true replacements go to a person at JUDGE_QUEUE_THRESHOLD (retired or queued: measured 0.825).
+    assert report["auto_retire_recall"] >= 0.09
+    assert report["replacement_recall"] >= 0.14
+    assert report["replacements_retired_or_queued"] >= 0.8
+    assert report["accuracy"] >= 0.80  # measured 0.819 (the first judge: 0.678)
+    # Calibrated: in each well-filled band the share of right verdicts is within 0.12 of the mean confidence, and
+    # a verdict at the bar is right at least 9 times in 10.
+    for band in report["reliability"]:
+        if band["pairs"] >= 20:
+            assert abs(band["accuracy"] - band["mean_confidence"]) <= 0.12, band
+    assert report["reliability"][-1]["accuracy"] >= 0.9

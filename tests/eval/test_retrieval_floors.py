@@ -1,7 +1,9 @@
 """The evaluation set on every CI run: retrieval quality must not fall below tests/eval/floors.json.
 
 Floors were set from measurement (bench-results/retrieval-*.json) and are raised as ranking improves; a change that
-lowers a number below its floor fails here. Superseded versions never rank first for declared supersedes.
+lowers a number below its floor fails here. Superseded versions never rank first for declared supersedes. Run here,
+inside the test database, one undeclared_supersede query ranks its stale version first that `make bench` does not
+(overall recall@1 0.527 here, 0.536 in the bench, with the same review outcome): the floors sit under both.
 """
 from bench.retrieval import evaluate, floor_violations, format_table
 
@@ -13,3 +15,11 @@ def test_retrieval_quality_stays_above_its_floors(db):
     assert report["table"]["declared_supersede"]["stale@1"] == 0.0
     assert report["retired_returned"] == 0  # a superseded or forgotten memory never comes back without include_history
     assert floor_violations(report) == []
+    # Review (bench-results/retrieval-*.json; measured 28 of 30 undeclared replacements reached the judge, 8 queued,
+    # 6.7 open conflicts per 100 writes, no retirement its labels do not call a replacement): a change that hides
+    # predecessors from the judge, stops queueing them, floods the queue or retires a fact silently fails here.
+    outcomes = report["hygiene_outcomes"]
+    assert outcomes["wrong_retirements"] == 0, outcomes["wrong_retirement_pairs"]
+    assert outcomes["complementary_pairs_retired"] == 0
+    assert outcomes["undeclared_pairs_judged"] >= 27 and outcomes["undeclared_pairs_retired_or_queued"] >= 0.25
+    assert outcomes["conflicts_open_per_100_writes"] <= 8

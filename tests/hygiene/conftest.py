@@ -32,6 +32,8 @@ def fake_vllm(settings):
     settings.JUDGE_BACKEND = "vllm"
     settings.JUDGE_VLLM_URL = server.url
     settings.JUDGE_VLLM_MODEL = server.model
+    settings.JUDGE_VLLM_FALLBACK = ""  # these tests see the outage itself; tests of the fallback turn it on
+    settings.JUDGE_BREAKER_COOLDOWN_SECONDS = 0  # an open breaker probes at once: "the judge is back" is seen
     get_judge.cache_clear()
     yield server
     server.close()

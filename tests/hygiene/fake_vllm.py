@@ -16,11 +16,19 @@ class FakeVllm:
         self.fail_next = 0  # answer this many requests with 503 first
         self.delay = 0.0  # wait this long before answering (a slow or hung judge); close() ends the wait
         self.received = threading.Event()  # set when a request arrives: a worker is in the middle of a review
+        self.in_flight = self.max_in_flight = 0  # concurrent requests being answered now, and the most seen at once
+        self._count = threading.Lock()
         self._closing = threading.Event()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802 - the http.server API
+                with server._count:
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                return self._answer()
+
+            def _answer(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
                 server.received.set()
@@ -37,6 +45,9 @@ class FakeVllm:
                 self._send(200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]})
 
             def _send(self, status: int, payload: dict) -> None:
+                # Out of flight before the answer leaves: the client may send its next request as soon as it has it.
+                with server._count:
+                    server.in_flight -= 1
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")

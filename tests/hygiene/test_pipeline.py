@@ -28,8 +28,9 @@ def memory(tenant, memory_id) -> Memory:
 
 def test_a_clear_replacement_is_retired_by_the_judge(api, work, fake_vllm):
     acme = build_tenant("acme")
-    old = remember(api, acme.member_token, "Production deploys for web happen Mondays at 10:00 UTC.")
-    new = remember(api, acme.member_token, "Web production deploys moved to Thursdays at 15:00 UTC.")
+    # Stated facts of one writer, the same subject with a changed value: the shape the judge may retire alone.
+    old = remember(api, acme.member_token, "Production deploys for web happen Mondays at 10:00 UTC.", kind="fact")
+    new = remember(api, acme.member_token, "Web production deploys moved to Thursdays at 15:00 UTC.", kind="fact")
     work()
     retired = memory(acme, old)
     assert retired.status == "superseded" and retired.superseded_by_id == new
@@ -42,7 +43,7 @@ def test_a_clear_replacement_is_retired_by_the_judge(api, work, fake_vllm):
 
 
 def test_an_uncertain_verdict_becomes_a_conflict_for_a_human(api, work, fake_vllm):
-    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.7, "rationale": "maybe newer"}
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.87, "rationale": "maybe newer"}
     acme = build_tenant("acme")
     old = remember(api, acme.member_token, "Checkout is owned by Dana.")
     new = remember(api, acme.member_token, "Ivan owns checkout.")
@@ -51,7 +52,7 @@ def test_an_uncertain_verdict_becomes_a_conflict_for_a_human(api, work, fake_vll
     (conflict,) = state(acme, Conflict)
     assert (conflict.a_id, conflict.b_id, conflict.relation, conflict.status) == (old, new, "supersedes", "open")
     listed = api(acme.member_token).get("/api/v1/conflicts?status=open").json()["results"]
-    assert [(c["a"], c["b"], c["confidence"], c["judge"]) for c in listed] == [(old, new, 0.7, "vllm:test-judge")]
+    assert [(c["a"], c["b"], c["confidence"], c["judge"]) for c in listed] == [(old, new, 0.87, "vllm:test-judge")]
     both = api(acme.member_token).post("/api/v1/recall", {"query": "Who owns checkout?", "k": 2}, format="json").json()
     assert {r["memory"]["id"] for r in both["results"]} == {old, new}
     assert all("in_conflict" in r["flags"] for r in both["results"])
@@ -92,7 +93,7 @@ def test_a_watcher_never_retires_an_authoritative_memory(api, work, fake_vllm):
 
 
 def test_running_a_review_again_changes_nothing(api, work, fake_vllm):
-    fake_vllm.verdict = {"relation": "contradicts", "confidence": 0.8, "rationale": "disagree"}
+    fake_vllm.verdict = {"relation": "contradicts", "confidence": 0.88, "rationale": "disagree"}
     acme = build_tenant("acme")
     remember(api, acme.member_token, "Backups are kept for 30 days.")
     new = remember(api, acme.member_token, "Backups are kept for 14 days.")
@@ -151,3 +152,25 @@ def test_the_embedded_judge_reviews_writes_too(api, work):
     assert verdict.judge.startswith("local:") and verdict.other_id == old
     assert verdict.relation in {"duplicate", "supersedes", "complementary", "contradicts", "unrelated"}
     assert 0 <= verdict.confidence <= 1
+
+
+def test_verdict_and_conflict_rows_carry_the_identity_of_the_judge_that_answered(api, work, settings, fake_vllm):
+    """The vLLM judge answers the first review; while it is down the embedded judge answers, and says so."""
+    settings.JUDGE_VLLM_FALLBACK = "local"
+    fake_vllm.verdict = {"relation": "contradicts", "confidence": 0.88, "rationale": "disagree"}
+    acme = build_tenant("acme")
+    remember(api, acme.member_token, "Backups are kept for 30 days.")
+    first = remember(api, acme.member_token, "Backups are kept for 14 days.")
+    work()
+    fake_vllm.fail_next = 99  # the server goes down
+    second = remember(api, acme.member_token, "Nightly backups of the web database are kept for 14 days now.")
+    work()
+    rows = {v.memory_id: v for v in state(acme, Verdict)}
+    assert (rows[first].judge, rows[first].prompt_version) == ("vllm:test-judge", "judge-v1")
+    assert rows[second].judge == "local:minilm-signals-v2 (fallback for vllm:test-judge)"
+    assert rows[second].prompt_version == "judge-v1"
+    assert state(acme, Review, memory_id=second)[0].state == "done"  # no retry needed: the fallback answered
+    for conflict in state(acme, Conflict):
+        verdict = rows[conflict.b_id]
+        assert (conflict.judge, conflict.prompt_version) == (verdict.judge, verdict.prompt_version)
+    assert [c.judge for c in state(acme, Conflict, b_id=first)] == ["vllm:test-judge"]

@@ -1,10 +1,12 @@
 """The vLLM judge client against the local OpenAI-compatible test server (vLLM itself cannot run here)."""
 import json
+import time
 
 import pytest
 
-from hygiene.judge import JudgeUnavailable, Pair
-from hygiene.judge.vllm import VllmJudge
+from hygiene.judge import RELATIONS, JudgeUnavailable, Pair
+from hygiene.judge.local import LocalJudge
+from hygiene.judge.vllm import BreakerState, VllmJudge
 from tests.hygiene.fake_vllm import FakeVllm
 
 
@@ -23,9 +25,10 @@ def test_requests_are_schema_constrained_and_batched(server):
     judge = VllmJudge(url=server.url, model=server.model, api_key="sekrit", batch_size=4, backoff=0)
     verdicts = judge.judge(pairs(6))
     assert [v.relation for v in verdicts] == ["supersedes"] * 6
-    assert len(server.requests) == 2  # 4 + 2 pairs
-    body = server.requests[0]["body"]
-    assert body["temperature"] == 0 and server.requests[0]["auth"] == "Bearer sekrit"
+    assert len(server.requests) == 2  # 4 + 2 pairs (sent concurrently: either may arrive first)
+    request = max(server.requests, key=lambda r: len(json.loads(r["body"]["messages"][1]["content"])))
+    body = request["body"]
+    assert body["temperature"] == 0 and request["auth"] == "Bearer sekrit"
     schema = body["response_format"]["json_schema"]["schema"]
     assert schema["properties"]["verdicts"]["minItems"] == 4
     item = schema["properties"]["verdicts"]["items"]
@@ -62,3 +65,73 @@ def test_a_dead_server_is_unavailable_not_a_crash():
     judge = VllmJudge(url="http://127.0.0.1:1/v1", model="m", timeout=0.5, attempts=2, backoff=0)
     with pytest.raises(JudgeUnavailable):
         judge.judge(pairs(1))
+
+
+def test_batches_run_concurrently_but_bounded_and_keep_their_order(server):
+    server.delay = 0.3
+    judge = VllmJudge(url=server.url, model=server.model, batch_size=2, concurrency=3, backoff=0)
+    started = time.perf_counter()
+    verdicts = judge.judge(pairs(12))  # 6 requests of 2 pairs
+    assert len(verdicts) == 12 and len(server.requests) == 6
+    assert server.max_in_flight == 3  # never more than `concurrency` at once
+    assert time.perf_counter() - started < 6 * 0.3  # not one after the other
+    assert all(v.judge == "vllm:test-judge" and v.prompt_version == "judge-v1" for v in verdicts)
+    firsts = sorted(json.loads(r["body"]["messages"][1]["content"])[0]["A"]["text"] for r in server.requests)
+    assert firsts == sorted(f"Old fact {i}" for i in range(0, 12, 2))
+
+
+def test_a_down_server_falls_back_to_the_embedded_judge_marked_as_such(server):
+    server.fail_next = 99
+    judge = VllmJudge(url=server.url, model=server.model, attempts=2, backoff=0, fallback=LocalJudge())
+    (verdict,) = judge.judge([Pair("Deploys are on Mondays.", "Deploys moved to Thursdays now.", "fact", "fact")])
+    assert verdict.judge == "local:minilm-signals-v2 (fallback for vllm:test-judge)"
+    assert verdict.prompt_version == "judge-v1" and verdict.relation in RELATIONS
+    assert len(server.requests) == 2  # it was tried, with its retries, before falling back
+
+
+def test_the_breaker_opens_probes_half_open_and_closes_again(server):
+    now = [0.0]
+    judge = VllmJudge(url=server.url, model=server.model, attempts=1, backoff=0, fallback=LocalJudge(),
+                      breaker_failures=2, breaker_cooldown=30)
+    judge.breaker.clock = lambda: now[0]
+    server.fail_next = 99  # down
+    judge.judge(pairs(1))
+    assert judge.breaker.state == BreakerState.CLOSED  # one failure is not an outage
+    judge.judge(pairs(1))
+    assert judge.breaker.state == BreakerState.OPEN and len(server.requests) == 2
+    (verdict,) = judge.judge(pairs(1))  # open: straight to the fallback, nothing sent
+    assert len(server.requests) == 2 and verdict.judge.startswith("local:")
+    now[0] = 31  # the cooldown has passed: one probe
+    assert judge.breaker.state == BreakerState.HALF_OPEN
+    judge.judge(pairs(1))
+    assert len(server.requests) == 3 and judge.breaker.state == BreakerState.OPEN  # the probe failed: open again
+    now[0] = 62
+    server.fail_next = 0  # back
+    (verdict,) = judge.judge(pairs(1))
+    assert verdict.judge == "vllm:test-judge" and judge.breaker.state == BreakerState.CLOSED
+    assert len(server.requests) == 4
+
+
+def test_without_a_fallback_an_open_breaker_is_unavailable_without_a_request(server):
+    server.fail_next = 99
+    judge = VllmJudge(url=server.url, model=server.model, attempts=1, backoff=0, breaker_failures=1)
+    with pytest.raises(JudgeUnavailable, match="503"):
+        judge.judge(pairs(1))
+    with pytest.raises(JudgeUnavailable, match="circuit open"):
+        judge.judge(pairs(1))
+    assert len(server.requests) == 1
+
+
+def test_the_judge_bench_evaluates_any_openai_compatible_server_on_the_held_out_pairs(server, settings):
+    """`make bench ARGS="judge --backend vllm --url ..."`: the same held-out pairs, the same scoring, no fallback
+    (a fallback's verdicts would be scored as the model's)."""
+    from bench.judge import evaluate, format_report, judge_from_args
+
+    settings.JUDGE_BATCH_SIZE = 8
+    judge = judge_from_args(backend="vllm", url=server.url, model=server.model)
+    assert judge.fallback is None
+    report = evaluate(judge=judge, part="held_out")
+    assert (report["judge"], report["prompt_version"], report["pairs"]) == ("vllm:test-judge", "judge-v1", 149)
+    assert report["confusion"]["supersedes"] == {"supersedes": 40}  # the test server says "supersedes" to all
+    assert len(server.requests) == 19  # 149 = 4 calls of 32 (4 requests of 8 each) + 21 (8, 8, 5)
+    assert "held_out pairs" in format_report(report)[0]

@@ -53,7 +53,10 @@ def _index_scan(acme, *, iterative: bool) -> tuple[int, str]:
 def test_a_selective_filter_loses_no_rows_on_the_index(acme):
     _store(acme)
     found, plan = _index_scan(acme, iterative=True)
-    assert "memory_embedding_hnsw" in plan
+    # The tenant's own partition and its own HNSW graph (memory migration 0010), chosen when planning: no other.
+    partition = "memory_memory_" + acme.org.id.hex
+    assert f"Index Scan using {partition}_embedding_idx on {partition}" in plan
+    assert "Append" not in plan
     assert found == FACTS
     # The control: the same index scan without iterative scanning comes back short, so the check above can fail.
     short, _ = _index_scan(acme, iterative=False)

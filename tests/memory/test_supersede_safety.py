@@ -169,8 +169,8 @@ def test_a_conflict_cannot_be_settled_for_a_less_visible_winner(remember, api, a
 
 
 def test_the_judge_does_not_retire_for_a_less_visible_successor(remember, acme):
-    fact = remember(acme.admin_token, "The web cache TTL is 60 s.", project="web")["memory"]
-    mine = remember(acme.member_token, "The web cache TTL is now 30 s.", scope="personal")["memory"]
+    fact = remember(acme.admin_token, "The web cache TTL is 60 s.", project="web", kind="fact")["memory"]
+    mine = remember(acme.member_token, "The web cache TTL is now 30 s.", scope="personal", kind="fact")["memory"]
     candidate = hygiene.Candidate(fact["id"], fact["content"], fact["kind"], authoritative=True)
     verdict = Verdict("supersedes", 0.99, "the TTL changed")
     with rls.tenant_scope(member_scope(acme)):

@@ -1,0 +1,169 @@
+"""Which memories a review looks at (every visible live memory of the project, any writer, and the writer's own
+personal ones; RLS applies to the reviewing identity), and when a verdict asks a person (the queue rule)."""
+from hygiene.judge import Verdict as JudgeVerdict
+from hygiene.models import Conflict, Verdict
+from hygiene.services import Action, action_for, queue_refusal, retire_refusal
+from memory.models import Memory
+from tenants import rls
+from tests.conftest import build_tenant
+from tests.hygiene.test_pipeline import remember
+
+
+def judged_as_member(tenant, memory_id: str) -> list[Verdict]:
+    """The verdicts on a member's write, read as that member (the admin cannot see the member's personal memories)."""
+    with rls.tenant_scope(rls.Scope(org_id=tenant.org.id, user_id=tenant.member.id)):
+        return list(Verdict.objects.filter(memory_id=memory_id))
+
+
+def conflicts_of(tenant, memory_id: str) -> list[Conflict]:
+    with rls.tenant_scope(rls.Scope(org_id=tenant.org.id, user_id=tenant.member.id)):
+        return list(Conflict.objects.filter(b_id=memory_id, status=Conflict.Status.OPEN))
+
+
+def test_a_teammates_project_memory_and_the_writers_personal_ones_are_candidates(api, work, fake_vllm):
+    fake_vllm.verdict = {"relation": "complementary", "confidence": 0.8, "rationale": "both true"}
+    acme = build_tenant("acme")
+    admin, member = api(acme.admin_token), api(acme.member_token)
+    teammate = remember(api, acme.admin_token, "Web deploys go out on Mondays at 10:00.", project="web")
+    other_project = remember(api, acme.admin_token, "Ops deploys go out on Mondays at 10:00.", project="ops")
+    admins_personal = remember(api, acme.admin_token, "I deploy web on Mondays at 10:00.", scope="personal")
+    mine = remember(api, acme.member_token, "My web deploys go out on Mondays.", scope="personal")
+    assert admin and member  # both clients validate their responses against the OpenAPI document
+    work()
+    new = remember(api, acme.member_token, "Web deploys moved to Thursdays at 15:00.")  # project web (the token's)
+    work()
+    judged = {v.other_id for v in judged_as_member(acme, new)}
+    # Another writer's project memory and the writer's own personal one; never another project's, nor a
+    # personal memory of someone else (RLS hides it from the member anyway).
+    assert judged == {teammate, mine}
+    assert other_project not in judged and admins_personal not in judged
+
+
+def test_a_personal_write_looks_at_the_writers_personal_memories_only(api, work, fake_vllm):
+    fake_vllm.verdict = {"relation": "unrelated", "confidence": 0.9, "rationale": "no"}
+    acme = build_tenant("acme")
+    remember(api, acme.member_token, "The web team standup is at 09:30.")
+    mine = remember(api, acme.member_token, "I join the web standup at 09:30.", scope="personal")
+    work()
+    new = remember(api, acme.member_token, "I join the web standup at 10:00 now.", scope="personal")
+    work()
+    assert {v.other_id for v in judged_as_member(acme, new)} == {mine}
+
+
+def test_only_the_likeliest_probable_predecessors_are_queued(api, work, settings, fake_vllm):
+    """Every candidate judged a probable replacement below the bar: JUDGE_ACTIONS_PER_WRITE conflicts, the rest
+    only recorded."""
+    settings.JUDGE_ACTIONS_PER_WRITE = 2
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.87, "rationale": "maybe newer"}
+    acme = build_tenant("acme")
+    remember(api, acme.member_token, "The web cache TTL is 60 seconds.")
+    remember(api, acme.member_token, "The web cache TTL for images is 1 hour.")
+    remember(api, acme.member_token, "The web cache TTL for fonts is 1 day.")
+    new = remember(api, acme.member_token, "Web cache TTL is 5 minutes now.")
+    work()
+    assert sorted(v.decision for v in judged_as_member(acme, new)) == ["conflict", "conflict", "recorded"]
+    assert len(conflicts_of(acme, new)) == 2
+
+
+def test_the_judge_retires_one_predecessor_per_write_and_queues_a_second(api, work, settings, fake_vllm):
+    settings.JUDGE_ACTIONS_PER_WRITE = 2
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.95, "rationale": "newer"}
+    acme = build_tenant("acme")
+    first = remember(api, acme.member_token, "The web cache TTL is 60 seconds.", kind="fact")
+    # Linked, so that the second one's own review does not judge the first (a linked pair is never judged).
+    remember(api, acme.member_token, "The web cache TTL for images is 1 hour.", kind="fact",
+             links=[{"type": "relates_to", "dst": first}])
+    new = remember(api, acme.member_token, "Web cache TTL is 5 minutes now.", kind="fact")
+    work()
+    assert sorted(v.decision for v in judged_as_member(acme, new)) == ["auto_retired", "conflict"]
+
+
+def test_a_confident_complementary_or_unrelated_verdict_opens_no_conflict(api, work, fake_vllm):
+    fake_vllm.verdict = {"relation": "complementary", "confidence": 0.95, "rationale": "another scope"}
+    acme = build_tenant("acme")
+    remember(api, acme.member_token, "Staging web deploys go out on Mondays.")
+    new = remember(api, acme.member_token, "Production web deploys go out on Thursdays.")
+    work()
+    assert [v.decision for v in judged_as_member(acme, new)] == ["recorded"]
+    assert conflicts_of(acme, new) == []
+
+
+def test_the_action_rule(settings):
+    settings.JUDGE_QUEUE_THRESHOLD = 0.85
+    verdict = lambda relation, confidence: JudgeVerdict(relation, confidence, "")  # noqa: E731
+    assert action_for(verdict("supersedes", 0.9), 0.9) == Action.RETIRE
+    assert action_for(verdict("duplicate", 0.95), 0.9) == Action.RETIRE
+    assert action_for(verdict("supersedes", 0.89), 0.9) == Action.CONFLICT
+    assert action_for(verdict("contradicts", 0.99), 0.9) == Action.CONFLICT
+    assert action_for(verdict("supersedes", 0.8), 0.9) == Action.RECORD  # under the queue bar: nobody is asked
+    assert action_for(verdict("complementary", 0.6), 0.9) == Action.RECORD
+    assert action_for(verdict("unrelated", 0.3), 0.9) == Action.RECORD
+    # A refused retirement goes to a person; a refused queue entry is only recorded.
+    assert action_for(verdict("supersedes", 0.99), 0.9, retire_refused="another writer's memory") == Action.CONFLICT
+    assert action_for(verdict("supersedes", 0.99), 0.9, queue_refused="a question") == Action.RECORD
+
+
+def test_the_judge_alone_retires_only_the_same_writers_update_of_the_same_subject():
+    update = {"older": "The web cache TTL is 60 seconds.", "newer": "Web cache TTL is 5 minutes now."}
+    assert retire_refusal(**update, older_kind="fact", newer_kind="fact", same_writer=True) is None
+    assert retire_refusal(**update, older_kind="fact", newer_kind="fact", same_writer=False) == \
+        "another writer's memory"
+    # A note (a turn of a conversation), a task or a kind change never retires on a judge's word.
+    assert retire_refusal(**update, older_kind="fact", newer_kind="note", same_writer=True)
+    assert retire_refusal(**update, older_kind="task", newer_kind="task", same_writer=True)
+    assert retire_refusal(**update, older_kind="fact", newer_kind="decision", same_writer=True)
+    # A question about the fact, a rewrite in other words, a neighbour of the same topic: a person decides.
+    assert retire_refusal(older="The web cache TTL is 60 seconds.", newer="What is the web cache TTL now?",
+                          older_kind="fact", newer_kind="fact", same_writer=True) == "a question"
+    assert retire_refusal(older="Static assets are served by CloudFront distribution E2ABC123.",
+                          newer="Frontend bundles are cached at Fastly (service nw-web-static).",
+                          older_kind="fact", newer_kind="fact", same_writer=True)
+    assert retire_refusal(older="Dashboards refresh from the warehouse daily at 06:00 UTC.",
+                          newer="Product analytics dashboards read from MART_PRODUCT, refreshed after the dbt run.",
+                          older_kind="fact", newer_kind="fact", same_writer=True)
+    # The same subject, the same values: a restatement is not an update the judge may act on alone.
+    assert retire_refusal(older="The web cache TTL is 60 seconds.", newer="Web cache TTL: 60 seconds.",
+                          older_kind="fact", newer_kind="fact", same_writer=True)
+
+
+def test_a_question_is_never_queued_and_distant_pairs_are_only_recorded(settings):
+    settings.JUDGE_QUEUE_SIMILARITY = 0.4
+    assert queue_refusal(older="Noah is allergic to peanuts.", newer="what did I say Noah's allergy was again?",
+                         similarity=0.8) == "a question"
+    assert queue_refusal(older="Noah is allergic to peanuts.", newer="Noah is allergic to tree nuts too.",
+                         similarity=0.39) == "too far apart"
+    assert queue_refusal(older="Noah is allergic to peanuts.", newer="Noah is allergic to tree nuts too.",
+                         similarity=0.7) is None
+
+
+def test_a_teammates_confident_rewrite_is_queued_not_retired(api, work, fake_vllm):
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.99, "rationale": "newer"}
+    acme = build_tenant("acme")
+    old = remember(api, acme.admin_token, "The web cache TTL is 60 seconds.", project="web", kind="fact")
+    new = remember(api, acme.member_token, "Web cache TTL is 5 minutes now.", kind="fact")  # project web
+    work()
+    (verdict,) = judged_as_member(acme, new)
+    assert (verdict.decision, verdict.other_id) == ("conflict", old)
+    assert verdict.rationale == "newer; queued: another writer's memory"
+    (conflict,) = conflicts_of(acme, new)
+    assert conflict.a_id == old and conflict.rationale == verdict.rationale
+    with rls.tenant_scope(acme.scope):
+        assert Memory.objects.get(pk=old).status == "live"
+
+
+def test_a_question_or_a_note_never_retires_a_fact(api, work, fake_vllm):
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.99, "rationale": "newer"}
+    acme = build_tenant("acme")
+    fact = remember(api, acme.member_token, "The web cache TTL is 60 seconds.", kind="fact")
+    question = remember(api, acme.member_token, "What is the web cache TTL now?", kind="fact")
+    work()
+    assert [(v.decision, v.rationale) for v in judged_as_member(acme, question)] == [
+        ("recorded", "newer; recorded: a question")]
+    # A note (the kind of a write that names none) is a remark: weighed only against the writer's own notes, never
+    # queued against a stated fact, and never retiring one.
+    note = remember(api, acme.member_token, "web cache TTL is 5 minutes now")
+    work()
+    assert [(v.decision, v.rationale) for v in judged_as_member(acme, note) if v.other_id == fact] == [
+        ("recorded", "newer; recorded: a remark weighed against another kind or writer")]
+    with rls.tenant_scope(acme.scope):
+        assert Memory.objects.get(pk=fact).status == "live"
