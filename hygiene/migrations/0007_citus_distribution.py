@@ -16,6 +16,6 @@ def distribute(apps, schema_editor) -> None:
 
 
 class Migration(migrations.Migration):
-    dependencies = [("hygiene", "0004_review_verdict_rls"), ("memory", "0009_purge")]
+    dependencies = [("hygiene", "0006_memory_references_composite")]
 
     operations = [migrations.RunPython(distribute, migrations.RunPython.noop)]
