@@ -9,7 +9,7 @@ def _no_constraint() -> models.ForeignKey:
 
 
 class Migration(migrations.Migration):
-    dependencies = [("hygiene", "0004_review_verdict_rls"), ("memory", "0010_partition_by_org")]
+    dependencies = [("hygiene", "0005_conflict_prompt_version"), ("memory", "0010_partition_by_org")]
 
     operations = [
         migrations.AlterField("conflict", "a", _no_constraint()),
