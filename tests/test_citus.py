@@ -14,7 +14,8 @@ from tests.tenants.test_row_level_security import tenant_tables
 
 # What create_distributed_table and create_reference_table refuse (Citus documentation, "Creating and Modifying
 # Distributed Objects", and policy.c): a unique index without the distribution column, a foreign key to a table
-# that is neither co-located on the same column nor a reference table, a policy with a subquery.
+# that is neither co-located on the same column nor a reference table, a policy with a subquery. A key's clones that
+# Postgres keeps for each partition of a partitioned table (conparentid set) follow their parent's key.
 CITUS_STAND_INS = """
 CREATE TEMP TABLE citus_tables (rel regclass PRIMARY KEY, kind text, col text);
 
@@ -50,14 +51,14 @@ BEGIN
       SELECT 1 FROM citus_tables WHERE rel = colocate_with::regclass AND kind = 'distributed' AND citus_tables.col = $2)
   THEN RAISE EXCEPTION 'cannot colocate % with %', t, colocate_with; END IF;
   SELECT string_agg(conname, ', ') INTO bad FROM pg_constraint c
-  WHERE conrelid = t AND contype = 'f' AND c.confrelid <> t AND NOT EXISTS (
+  WHERE conrelid = t AND contype = 'f' AND c.conparentid = 0 AND c.confrelid <> t AND NOT EXISTS (
       SELECT 1 FROM citus_tables WHERE rel = c.confrelid AND kind = 'reference')
     AND NOT (EXISTS (SELECT 1 FROM citus_tables WHERE rel = c.confrelid AND kind = 'distributed')
              AND dist = ANY (c.conkey)
              AND (SELECT attnum FROM pg_attribute WHERE attrelid = c.confrelid AND attname = col) = ANY (c.confkey));
   IF bad IS NOT NULL THEN RAISE EXCEPTION 'keys of % not on the distribution column: %', t, bad; END IF;
   SELECT string_agg(conname, ', ') INTO bad FROM pg_constraint c  -- a self-reference must carry the column too
-  WHERE conrelid = t AND contype = 'f' AND c.confrelid = t AND NOT (dist = ANY (c.conkey) AND dist = ANY (c.confkey));
+  WHERE conrelid = t AND contype = 'f' AND c.conparentid = 0 AND c.confrelid = t AND NOT (dist = ANY (c.conkey) AND dist = ANY (c.confkey));
   IF bad IS NOT NULL THEN RAISE EXCEPTION 'keys of % not on the distribution column: %', t, bad; END IF;
   INSERT INTO citus_tables VALUES (t, 'distributed', col);
 END $$;
