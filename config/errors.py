@@ -111,14 +111,31 @@ _DRF_CODES: dict[type, Code] = {
 }
 
 
-def _first_message(detail) -> str:
+def _field_errors(detail, path: str = "") -> dict[str, list[str]]:
+    """DRF's nested errors as {path: messages}, paths written as the parser's (`links[0].reason`), so that every
+    `invalid` answer names a field the same way whatever found the problem."""
     if isinstance(detail, dict):
-        field, value = next(iter(detail.items()))
-        prefix = "" if field == "non_field_errors" else f"{field}: "
-        return prefix + _first_message(value)
-    if isinstance(detail, list) and detail:
-        return _first_message(detail[0])
-    return str(detail)
+        items = detail.items()
+    elif isinstance(detail, list) and any(isinstance(item, dict | list) for item in detail):
+        items = enumerate(detail)  # a list of objects: one entry per item, {} for the valid ones
+    else:
+        messages = [str(message) for message in (detail if isinstance(detail, list) else [detail])]
+        return {path or "non_field_errors": messages} if messages else {}
+    fields = {}
+    for key, value in items:
+        if key == "non_field_errors":
+            child = path
+        elif isinstance(key, int) or str(key).isdigit():
+            child = f"{path}[{key}]"
+        else:
+            child = f"{path}.{key}" if path else str(key)
+        fields.update(_field_errors(value, child))
+    return fields
+
+
+def _first_message(fields: dict[str, list[str]]) -> str:
+    field, messages = next(iter(fields.items()), ("non_field_errors", ["Invalid input."]))
+    return messages[0] if field == "non_field_errors" else f"{field}: {messages[0]}"
 
 
 def _roll_back_request() -> None:
@@ -155,7 +172,8 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     if getattr(exc, "auth_header", None):
         headers["WWW-Authenticate"] = exc.auth_header
     if isinstance(exc, exceptions.ValidationError):
-        body = envelope(Code.INVALID, _first_message(exc.detail), {"fields": exc.detail})
+        fields = _field_errors(exc.detail)
+        body = envelope(Code.INVALID, _first_message(fields), {"fields": fields})
     else:
         code = _DRF_CODES.get(type(exc), Code.ERROR)
         body = envelope(code, str(exc.detail))

@@ -3,6 +3,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
+from config.fields import StrictBooleanField, StrictCharField, StrictEmailField, StrictSlugField
 from config.schema import error, results_of
 from tenants import selectors, services
 from tenants.models import ApiToken, Membership, User
@@ -60,7 +61,7 @@ class UsersView(TenantAPIView):
     admin_only = True
 
     class Input(serializers.Serializer):
-        email = serializers.EmailField(max_length=User._meta.get_field("email").max_length)  # the column's 254
+        email = StrictEmailField(max_length=User._meta.get_field("email").max_length)  # the column's 254
         role = serializers.ChoiceField(choices=Membership.Role.choices, default=Membership.Role.MEMBER)
 
     @extend_schema(operation_id="users_list", responses={200: results_of(UserOutput)})
@@ -77,8 +78,8 @@ class UsersView(TenantAPIView):
 
 class ProjectsView(TenantAPIView):
     class Input(serializers.Serializer):
-        slug = serializers.SlugField(max_length=64)
-        name = serializers.CharField(max_length=200, required=False, default="")
+        slug = StrictSlugField(max_length=64)
+        name = StrictCharField(max_length=200, required=False, default="")
 
     @extend_schema(operation_id="projects_list", responses={200: results_of(ProjectOutput)})
     def get(self, request):
@@ -123,9 +124,9 @@ class ProjectMemberView(TenantAPIView):
 
 class TokensView(TenantAPIView):
     class Input(serializers.Serializer):
-        name = serializers.CharField(max_length=200)
+        name = StrictCharField(max_length=200)
         writer = serializers.ChoiceField(choices=ApiToken.Writer.choices)
-        project = serializers.SlugField(max_length=64, allow_null=True, required=False, default=None)
+        project = StrictSlugField(max_length=64, allow_null=True, required=False, default=None)
         user_id = serializers.UUIDField(required=False, default=None)
 
     class Output(TokenOutput):
@@ -155,7 +156,7 @@ class TokenView(TenantAPIView):
 
 class OrgSettingsView(TenantAPIView):
     class Input(serializers.Serializer):
-        require_supersede_reason = serializers.BooleanField()
+        require_supersede_reason = StrictBooleanField()
 
     @extend_schema(operation_id="org_settings_get", responses={200: SettingsOutput})
     def get(self, request):

@@ -71,6 +71,42 @@ def test_text_and_numbers_postgres_cannot_store_are_400_naming_the_field(api, ac
     assert visible_count(acme.admin_token) == 0
 
 
+# A value of another JSON type where the contract names a string (or a boolean): DRF would store 5 as "5", take 5 as
+# a slug and "yes" as true.
+WRONG_TYPES = [
+    ("/api/v1/memories", {"content": 5}, "content"),
+    ("/api/v1/memories", {"content": 5.5, "project": "web"}, "content"),
+    ("/api/v1/memories", {"content": "c", "project": 7}, "project"),
+    ("/api/v1/memories", {"content": "c", "session_id": 12}, "session_id"),
+    ("/api/v1/memories", {"content": "c", "links": [{"type": "relates_to", "dst": MEM, "reason": 3}]}, "links[0].reason"),
+    ("/api/v1/memories", {"content": ["c"]}, "content"),
+    ("/api/v1/recall", {"query": "q", "project": 7}, "project"),
+    ("/api/v1/sources", {"source_id": 5, "content": "c"}, "source_id"),
+    ("/api/v1/sources", {"source_id": "s", "content": {"c": 1}}, "content"),
+    ("/api/v1/sources", {"source_id": "s", "content": "c", "version": 2}, "version"),
+    ("/api/v1/links", {"src": MEM, "dst": MEM, "type": "relates_to", "reason": True}, "reason"),
+    (f"/api/v1/memories/{MEM}/checks", {"outcome": "pass", "detail": 1}, "detail"),
+    (f"/api/v1/memories/{MEM}/forget", {"reason": 0}, "reason"),
+    ("/api/v1/projects", {"slug": 42}, "slug"),
+    ("/api/v1/projects", {"slug": "ok", "name": 42}, "name"),
+    ("/api/v1/tokens", {"name": 1, "writer": "agent"}, "name"),
+    ("/api/v1/tokens", {"name": "n", "writer": "agent", "project": 1}, "project"),
+    ("/api/v1/users", {"email": 1}, "email"),
+    ("/api/v1/org/settings", {"require_supersede_reason": "yes"}, "require_supersede_reason"),
+    ("/api/v1/org/settings", {"require_supersede_reason": 1}, "require_supersede_reason"),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "field"), WRONG_TYPES)
+def test_a_value_of_the_wrong_json_type_is_400_naming_the_field_and_changes_nothing(
+        api, acme, visible_count, path, body, field):
+    before = [api(acme.admin_token).get(p).json() for p in ("/api/v1/projects", "/api/v1/tokens", "/api/v1/org/settings")]
+    error = error_of(api(acme.admin_token).post(path, body, format="json"), 400)
+    assert error["code"] == "invalid" and field in error["details"]["fields"], error
+    assert visible_count(acme.admin_token) == 0
+    assert [api(acme.admin_token).get(p).json() for p in ("/api/v1/projects", "/api/v1/tokens", "/api/v1/org/settings")] == before
+
+
 @pytest.mark.parametrize("path", [
     "/api/v1/sources", "/api/v1/recall", "/api/v1/tokens", "/api/v1/links", "/api/v1/projects",
 ])

@@ -3,6 +3,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
+from config.fields import StrictCharField, StrictSlugField
 from config.schema import error, results_of
 from memory import selectors, services, sources
 from memory.api.objects import MAX_CONTENT_CHARS, MEMORY_ID, CheckOutput, MemoryOutput
@@ -14,7 +15,7 @@ from tenants.views import TenantAPIView
 class ChecksView(TenantAPIView):
     class Input(serializers.Serializer):
         outcome = serializers.ChoiceField(choices=Check.Outcome.choices)
-        detail = serializers.CharField(max_length=2000)
+        detail = StrictCharField(max_length=2000)
         corrected_by = serializers.RegexField(MEMORY_ID, required=False, allow_null=True)
 
     class Output(serializers.Serializer):
@@ -30,12 +31,12 @@ class ChecksView(TenantAPIView):
 
 class SourcesView(TenantAPIView):
     class Input(serializers.Serializer):
-        source_id = serializers.CharField(max_length=500)
-        content = serializers.CharField(max_length=MAX_CONTENT_CHARS, trim_whitespace=False)
-        version = serializers.CharField(max_length=100, required=False, allow_null=True)
+        source_id = StrictCharField(max_length=500)
+        content = StrictCharField(max_length=MAX_CONTENT_CHARS, trim_whitespace=False)
+        version = StrictCharField(max_length=100, required=False, allow_null=True)
         url = serializers.URLField(max_length=2000, required=False, allow_null=True)
         kind = serializers.ChoiceField(choices=Memory.Kind.choices, default=Memory.Kind.FACT)
-        project = serializers.SlugField(required=False, allow_null=True)
+        project = StrictSlugField(required=False, allow_null=True)
 
     class Output(serializers.Serializer):
         memory = MemoryOutput()

@@ -6,12 +6,12 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 
 from config.errors import Code, Invalid, TooLarge
+from config.fields import StrictBooleanField, StrictCharField, StrictSlugField
 from config.schema import error
 from config.timing import StepTimer
 from memory import purge, selectors, services
 from memory.api.objects import (
     MAX_CONTENT_CHARS, MAX_LINKS, MAX_METADATA_BYTES, MEMORY_ID, CheckOutput, EventOutput, LinkInput, LinkOutput, MemoryOutput,
-    StrictBooleanField, StrictCharField,
 )
 from memory.models import Link, Memory
 from tenants.auth import Principal
@@ -22,12 +22,12 @@ class MemoriesView(TenantAPIView):
     """POST: remember. GET: the feed."""
 
     class Input(serializers.Serializer):
-        content = serializers.CharField(trim_whitespace=False)
+        content = StrictCharField(trim_whitespace=False)
         kind = serializers.ChoiceField(choices=Memory.Kind.choices, default=Memory.Kind.NOTE)
         scope = serializers.ChoiceField(choices=Memory.Scope.choices, required=False, allow_null=True)
-        project = serializers.SlugField(required=False, allow_null=True)
+        project = StrictSlugField(required=False, allow_null=True)
         links = LinkInput(many=True, required=False, default=list)
-        session_id = serializers.CharField(required=False, allow_null=True, max_length=200)
+        session_id = StrictCharField(required=False, allow_null=True, max_length=200)
         valid_from = serializers.DateTimeField(required=False, allow_null=True)
         valid_until = serializers.DateTimeField(required=False, allow_null=True)
         source = serializers.DictField(required=False, allow_null=True)
@@ -187,7 +187,7 @@ class MemoryOnlyOutput(serializers.Serializer):
 
 class ForgetView(TenantAPIView):
     class Input(serializers.Serializer):
-        reason = serializers.CharField(required=False, allow_null=True, allow_blank=True, max_length=2000)
+        reason = StrictCharField(required=False, allow_null=True, allow_blank=True, max_length=2000)
 
     @extend_schema(operation_id="memory_forget", request=Input, responses={
         200: MemoryOnlyOutput, 409: error("The memory is not live.")})
@@ -227,7 +227,7 @@ class LinksView(TenantAPIView):
         src = serializers.RegexField(MEMORY_ID)
         dst = serializers.RegexField(MEMORY_ID)
         type = serializers.ChoiceField(choices=Link.Type.choices)
-        reason = serializers.CharField(required=False, allow_null=True, allow_blank=True, max_length=2000)
+        reason = StrictCharField(required=False, allow_null=True, allow_blank=True, max_length=2000)
 
     class Output(serializers.Serializer):
         link = LinkOutput()

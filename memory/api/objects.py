@@ -1,5 +1,7 @@
-"""The shapes every memory endpoint shares: the memory object of API.md, links, events, checks, strict fields."""
+"""The shapes every memory endpoint shares: the memory object of API.md, links, events, checks."""
 from rest_framework import serializers
+
+from config.fields import StrictCharField
 
 from memory.models import Check, Event, Link, Memory
 
@@ -70,7 +72,7 @@ class EventOutput(serializers.Serializer):
 class LinkInput(serializers.Serializer):
     type = serializers.ChoiceField(choices=Link.Type.choices)
     dst = serializers.RegexField(MEMORY_ID, error_messages={"invalid": "Not a memory id (mem_ + 26-char ULID)."})
-    reason = serializers.CharField(required=False, allow_null=True, allow_blank=True, max_length=2000)
+    reason = StrictCharField(required=False, allow_null=True, allow_blank=True, max_length=2000)
 
 
 class CheckOutput(serializers.Serializer):
@@ -80,28 +82,3 @@ class CheckOutput(serializers.Serializer):
     detail = serializers.CharField()
     corrected_by = serializers.CharField(source="corrected_by_id", allow_null=True)
     created_at = serializers.DateTimeField()
-
-
-class StrictCharField(serializers.CharField):
-    """A string in the JSON: DRF's CharField would turn 5 or 5.5 into "5" and "5.5"."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-class StrictIntegerField(serializers.IntegerField):
-    """An integer in the JSON, not a string or a float that looks like one."""
-
-    def to_internal_value(self, data):
-        if isinstance(data, bool) or not isinstance(data, int):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-class StrictBooleanField(serializers.BooleanField):
-    def to_internal_value(self, data):
-        if not isinstance(data, bool):
-            self.fail("invalid", input=data)
-        return data

@@ -3,12 +3,13 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField, StrictSlugField
 from config.schema import error
 from config.timing import StepTimer
 from memory import recall
 from memory.embeddings import embed_one
 from memory.api.objects import (
-    MAX_CONTENT_CHARS, CheckOutput, MemoryOutput, StrictBooleanField, StrictCharField, StrictIntegerField,
+    MAX_CONTENT_CHARS, CheckOutput, MemoryOutput,
 )
 from memory.models import Memory
 from tenants.auth import Principal
@@ -21,7 +22,7 @@ FLAGS = ["expired", "superseded", "in_conflict", "provisional", "open_loop", "fa
 class RecallView(TenantAPIView):
     class Input(serializers.Serializer):
         query = StrictCharField(max_length=MAX_CONTENT_CHARS)
-        project = serializers.SlugField(required=False, allow_null=True)
+        project = StrictSlugField(required=False, allow_null=True)
         scope = serializers.ChoiceField(choices=["personal", "project", "all"], default="all")
         kinds = serializers.ListField(child=serializers.ChoiceField(choices=Memory.Kind.choices), required=False,
                                       allow_null=True, allow_empty=False)
