@@ -247,26 +247,13 @@ def _percentiles(timings: list[float]) -> dict[str, float]:
 
 def measure_recall(tenant: Tenant, queries: int, rng: random.Random) -> dict:
     from bench import calls
-    from bench.recall import FILTERS
-    from bench.remember import step_percentiles
-    from config.timing import StepTimer
+    from bench.recall import time_recall_filters
     from memory import recall
 
     principal = _principal(tenant)
     for _ in range(3):
         calls.recall_as(principal, recall.RecallQuery(query="warm up"))
-    questions = _questions(rng, queries)
-    results = {}
-    for name, extra in FILTERS.items():
-        timings, steps = [], []
-        for question in questions:
-            timer = StepTimer()
-            start = time.perf_counter()
-            calls.recall_as(principal, recall.RecallQuery(query=question, **extra), steps=timer)
-            timings.append((time.perf_counter() - start) * 1000)
-            steps.append(timer.ms)
-        results[name] = {**_percentiles(timings), "p50_ms_per_step": step_percentiles(steps)}
-    return results
+    return time_recall_filters(principal, _questions(rng, queries))
 
 
 def measure_remember(tenant: Tenant, rng: random.Random, run: str) -> dict:

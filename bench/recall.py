@@ -144,6 +144,22 @@ def _bulk_load(store: int, say: Callable[[str], None]):
         say(f"  HNSW index built in {time.perf_counter() - started:.0f} s")
 
 
+def time_recall_filters(principal, questions: list[str]) -> dict[str, dict]:
+    """Each filter of FILTERS over the same questions: p50/p95/p99 in ms, and the p50 of each step."""
+    results = {}
+    for name, extra in FILTERS.items():
+        timings, steps = [], []
+        for question in questions:
+            timer = StepTimer()
+            start = time.perf_counter()
+            calls.recall_as(principal, recall.RecallQuery(query=question, **extra), steps=timer)
+            timings.append((time.perf_counter() - start) * 1000)
+            steps.append(timer.ms)
+        results[name] = {p: round(float(np.percentile(timings, int(p[1:]))), 2) for p in ("p50", "p95", "p99")}
+        results[name]["p50_ms_per_step"] = step_percentiles(steps)
+    return results
+
+
 def bench_recall(*, memories: int, queries: int, seed: int, store: int, say: Callable[[str], None]) -> dict:
     rng = random.Random(seed)
     sizes = sorted({10_000, memories})
@@ -168,17 +184,8 @@ def bench_recall(*, memories: int, queries: int, seed: int, store: int, say: Cal
             for _ in range(queries)
         ]
         calls.recall_as(principal, recall.RecallQuery(query="warm up"))
-        results = {}
-        for name, extra in FILTERS.items():
-            timings, steps = [], []
-            for question in questions:
-                timer = StepTimer()
-                start = time.perf_counter()
-                calls.recall_as(principal, recall.RecallQuery(query=question, **extra), steps=timer)
-                timings.append((time.perf_counter() - start) * 1000)
-                steps.append(timer.ms)
-            results[name] = {p: round(float(np.percentile(timings, int(p[1:]))), 2) for p in ("p50", "p95", "p99")}
-            results[name]["p50_ms_per_step"] = step_percentiles(steps)
+        results = time_recall_filters(principal, questions)
+        for name in FILTERS:
             say(f"  {size:>7} memories/tenant  {name:<15} p50 {results[name]['p50']:>6} ms  "
                 f"p95 {results[name]['p95']:>6} ms  p99 {results[name]['p99']:>6} ms")
             say("      p50 per step (ms): " + ", ".join(f"{k} {v}" for k, v in results[name]["p50_ms_per_step"].items()))

@@ -17,16 +17,11 @@ Not verified here (no Citus on this machine; docs/scaling.md says so): Citus run
 the shard, and zm_memory_visible reads memory_memory from there, which Citus may refuse as a distributed query from
 a query on a shard; the lookups of zm_member_projects and zm_org_has_user read reference tables, local on every node.
 """
+from importlib import import_module
 
-# Small, read on every request, looked up across organizations (tokens by hash, users by email): copied to every node.
-REFERENCE_TABLES = [
-    "tenants_organization",
-    "tenants_user",
-    "tenants_membership",
-    "tenants_project",
-    "tenants_projectmember",
-    "tenants_apitoken",
-]
+# Small, read on every request, looked up across organizations (tokens by hash, users by email): every table of the
+# tenants app is copied to every node.
+REFERENCE_TABLES = import_module("tenants.migrations.0002_row_level_security").TENANT_TABLES
 # The tenant data, sharded by org_id and co-located, so a tenant's joins stay on one node. memory_memory first: the
 # others are co-located with it. Its partitions (one per organization) are distributed with it.
 DISTRIBUTED_TABLES = [
