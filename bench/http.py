@@ -27,7 +27,7 @@ from django.test import Client
 
 from bench.recall import PEOPLE, QUESTIONS, SERVICES, TOOLS, bench_tenant
 from bench import calls
-from bench.remember import drop_reviews, step_percentiles
+from bench.remember import drop_reviews, latency_percentiles, step_percentiles
 from bench.texts import synthetic_memory
 from config.launcher import reap, server_command, server_env, wait_until_serving, web_workers
 from config.timing import StepTimer
@@ -56,7 +56,7 @@ def _summary(latencies_ms: list[float], seconds: float, errors: int) -> dict:
     return {
         "requests": len(latencies_ms) + errors,
         "errors": errors,
-        **{p: round(float(np.percentile(values, int(p[1:]))), 2) for p in ("p50", "p95", "p99")},
+        **latency_percentiles(values),
         "throughput_rps": round(len(latencies_ms) / seconds, 1),
     }
 

@@ -241,10 +241,6 @@ def _questions(rng: random.Random, count: int) -> list[str]:
                                          person=rng.choice(PEOPLE)) for _ in range(count)]
 
 
-def _percentiles(timings: list[float]) -> dict[str, float]:
-    return {p: round(float(np.percentile(timings, int(p[1:]))), 2) for p in ("p50", "p95", "p99")}
-
-
 def measure_recall(tenant: Tenant, queries: int, rng: random.Random) -> dict:
     from bench import calls
     from bench.recall import time_recall_filters
@@ -258,7 +254,7 @@ def measure_recall(tenant: Tenant, queries: int, rng: random.Random) -> dict:
 
 def measure_remember(tenant: Tenant, rng: random.Random, run: str) -> dict:
     from bench import calls
-    from bench.remember import step_percentiles
+    from bench.remember import latency_percentiles, step_percentiles
     from bench.texts import synthetic_memory
     from config.timing import StepTimer
 
@@ -272,7 +268,7 @@ def measure_remember(tenant: Tenant, rng: random.Random, run: str) -> dict:
         timings.append((time.perf_counter() - start) * 1000)
         steps.append(timer.ms)
     _drop_reviews([tenant])
-    return {**_percentiles(timings), "p50_ms_per_step": step_percentiles(steps)}
+    return {**latency_percentiles(timings), "p50_ms_per_step": step_percentiles(steps)}
 
 
 def _throughput_worker(operation: str, tenants: list[dict], seconds: float, start_at: float, seed: int, queue) -> None:

@@ -31,7 +31,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from bench.http import _request
 from bench.recall import bench_tenant
-from bench.remember import drop_reviews
+from bench.remember import drop_reviews, latency_percentiles
 from config.launcher import reap, server_command, server_env, wait_until_serving, web_workers
 from tenants import rls
 from tenants.auth import load_principal
@@ -48,8 +48,7 @@ REST_PATHS = {"remember": "/api/v1/memories", "recall": "/api/v1/recall"}
 
 def _summary(latencies_ms: list[float]) -> dict:
     values = np.array(latencies_ms)
-    return {"calls": len(latencies_ms), **{p: round(float(np.percentile(values, int(p[1:]))), 2)
-                                          for p in ("p50", "p95", "p99")}}
+    return {"calls": len(latencies_ms), **latency_percentiles(values)}
 
 
 class _KeepAlive:

@@ -12,11 +12,10 @@ import time
 from collections.abc import Callable
 from contextlib import contextmanager
 
-import numpy as np
 from django.db import connection, connections
 
 from bench import calls
-from bench.remember import step_percentiles
+from bench.remember import latency_percentiles, step_percentiles
 from bench.texts import PEOPLE, SERVICES, TOOLS, synthetic_memory
 from config.timing import StepTimer
 from memory import recall
@@ -155,8 +154,7 @@ def time_recall_filters(principal, questions: list[str]) -> dict[str, dict]:
             calls.recall_as(principal, recall.RecallQuery(query=question, **extra), steps=timer)
             timings.append((time.perf_counter() - start) * 1000)
             steps.append(timer.ms)
-        results[name] = {p: round(float(np.percentile(timings, int(p[1:]))), 2) for p in ("p50", "p95", "p99")}
-        results[name]["p50_ms_per_step"] = step_percentiles(steps)
+        results[name] = {**latency_percentiles(timings), "p50_ms_per_step": step_percentiles(steps)}
     return results
 
 

@@ -31,6 +31,11 @@ def drop_reviews(scope: rls.Scope) -> None:
         review_queue().remove(f"review-{review_id}")
 
 
+def latency_percentiles(values) -> dict[str, float]:
+    """p50, p95 and p99 in ms, rounded for the reports."""
+    return {p: round(float(np.percentile(values, int(p[1:]))), 2) for p in ("p50", "p95", "p99")}
+
+
 def step_percentiles(runs: list[dict[str, float]]) -> dict[str, float]:
     """p50 of each step over the calls, in ms, plus the p50 of everything but the model (`outside_model`)."""
     steps = list(dict.fromkeys(step for run in runs for step in run))

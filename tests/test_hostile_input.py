@@ -103,6 +103,7 @@ def test_a_value_of_the_wrong_json_type_is_400_naming_the_field_and_changes_noth
     before = [api(acme.admin_token).get(p).json() for p in ("/api/v1/projects", "/api/v1/tokens", "/api/v1/org/settings")]
     error = error_of(api(acme.admin_token).post(path, body, format="json"), 400)
     assert error["code"] == "invalid" and field in error["details"]["fields"], error
+    assert error["message"].startswith(f"{field}: "), error  # docs/API.md: the message starts with the field
     assert visible_count(acme.admin_token) == 0
     assert [api(acme.admin_token).get(p).json() for p in ("/api/v1/projects", "/api/v1/tokens", "/api/v1/org/settings")] == before
 

@@ -10,11 +10,7 @@ def enable_rls(tables: list[str]) -> str:
 
 def follows_memories(policy: str, table: str, *columns: str) -> str:
     """A policy for rows that belong to memories: visible (and writable) when every one of them is visible."""
-    condition = " AND ".join(
-        ["org_id = zm_current_org()"]
-        + [f"EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = {column})" for column in columns]
-    )
-    return f"CREATE POLICY {policy} ON {table} USING ({condition}) WITH CHECK ({condition});"
+    return _follower_policy(policy, table, [f"EXISTS (SELECT 1 FROM memory_memory m WHERE m.id = {c})" for c in columns])
 
 
 def follows_memories_by_function(policy: str, table: str, *columns: str) -> str:
@@ -24,7 +20,9 @@ def follows_memories_by_function(policy: str, table: str, *columns: str) -> str:
     (26 ms of planning for one lookup of checks at 101 organizations): the organization in it is zm_current_org(),
     known only when the query runs. zm_memory_visible(org, id) reads the one partition of the organization.
     """
-    condition = " AND ".join(
-        ["org_id = zm_current_org()"] + [f"zm_memory_visible(org_id, {column})" for column in columns]
-    )
+    return _follower_policy(policy, table, [f"zm_memory_visible(org_id, {c})" for c in columns])
+
+
+def _follower_policy(policy: str, table: str, memories_visible: list[str]) -> str:
+    condition = " AND ".join(["org_id = zm_current_org()", *memories_visible])
     return f"CREATE POLICY {policy} ON {table} USING ({condition}) WITH CHECK ({condition});"
