@@ -17,7 +17,7 @@ from pgvector.django import CosineDistance
 from config.errors import Code, Invalid, NotFound
 from config.errors import Conflict as ConflictError
 from hygiene.judge import Judge, Pair
-from hygiene.judge.signals import is_question, same_subject_changed_value
+from hygiene.judge.signals import is_question, same_subject_changed_value, states_something
 from hygiene.models import Conflict, Review, Verdict
 from hygiene.outbox import stale_run
 from memory import lifecycle
@@ -67,12 +67,16 @@ def queue_refusal(*, older: str, newer: str, similarity: float, older_kind: str 
     A note (a remark in a conversation, and the kind of a write that names none) is weighed only against an earlier
     note of the same writer: a remark disputes no stated fact, and one person's remark is not for anyone to settle
     against another's (on the first evaluation set the notes queued across writers were neighbours, not updates,
-    and pulled a stale version up). Under JUDGE_QUEUE_SIMILARITY
-    the pairs a judge called disputed were neighbours sharing a word (bench retrieval)."""
+    and pulled a stale version up). Nor is a remark that states nothing one could check (signals.states_something):
+    small talk judged a "duplicate" of other small talk ("yep" / "nope") was three conflicts in four on a long
+    conversation. Under JUDGE_QUEUE_SIMILARITY the pairs a judge called disputed were neighbours sharing a word (bench
+    retrieval)."""
     if is_question(older) or is_question(newer):
         return "a question"
     if "note" in (older_kind, newer_kind) and not (older_kind == newer_kind and same_writer):
         return "a remark weighed against another kind or writer"
+    if "note" in (older_kind, newer_kind) and not (states_something(older) and states_something(newer)):
+        return "small talk"
     if similarity < settings.JUDGE_QUEUE_SIMILARITY:
         return "too far apart"
     return None

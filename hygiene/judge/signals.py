@@ -97,20 +97,41 @@ def is_question(text: str) -> bool:
     return text.rstrip().endswith("?")
 
 
+# Words that open a remark rather than name something: pronouns, interjections, acknowledgements.
+OPENERS = set("""i i'm i'll i've i'd we we're we'll you it it's that that's this ok okay oh ah ha haha hmm ugh yes yep
+yeah no nope sure thanks thank hi hey morning good great nice cool fine lol wow well so just not one long""".split())
+
+
+def states_something(text: str) -> bool:
+    """Whether a remark names something one could check later: a value, a name (a capitalised word, the first one
+    too unless it only opens the remark: "Ivan owns checkout" names Ivan, "I'm so tired" names nobody), or six
+    content words. Small talk ("yep", "I'm so tired today", "ha, no") does not; two such remarks never need a
+    person, whatever a judge thinks of how alike they are. A note is also what an agent's untyped write is, so
+    anything that could be a fact counts."""
+    first = re.match(r"\s*([A-Z][\w'’]*)", text)
+    named = bool(first) and first.group(1).lower() not in OPENERS | STOP
+    return named or bool(signal_tokens(text)) or bool(_names(text)) or len(content_words(text)) >= 6
+
+
 def _subject(text: str) -> set[str]:
     """What a text is about: its content words without the values (numbers, versions, times, identifiers)."""
     return {w for w in content_words(text) if not any(ch.isdigit() for ch in w)}
 
 
 def same_subject_changed_value(older: str, newer: str) -> bool:
-    """The shape of an update one can check without a model: the two texts are mostly about the same thing (at
-    least two subject words shared, and half of each text's subject words), and a value, a name or a negation
-    differs. A rewrite in new words ("Static assets are served by CloudFront" -> "Frontend bundles are cached at
-    Fastly") fails it on purpose, and so does a neighbour that shares a word or two ("600 dbt models in total" ->
-    "42 of 180 dbt models are migrated"): there an update and an addition look alike, so a person decides."""
+    """The shape of an update one can check without a model: the newer text restates what the older one is about
+    (at least two subject words shared: half of the older's, and a third of the newer's, which adds a reason or a
+    date: "The staging database is Postgres 13" -> "Staging DB upgraded to Postgres 15 last night"), and a value, a
+    name or a negation differs. A rewrite in new words ("Static assets are served by CloudFront" -> "Frontend bundles
+    are cached at Fastly") fails it on purpose, and so does a text that only mentions the old subject on its way to
+    another ("Spanish is Saturday 9-12 now" -> "Because of Spanish moving, gym is Tuesday, Thursday and Saturday"):
+    there an update and an addition look alike, so a person decides.
+
+    Measured (bench judge, tuning pairs): the older rule, half of *each* text's subject words, let 0.375 of the
+    replacements retire; this one 0.5, with no other pair retired than the older rule retired."""
     a, b = _subject(older), _subject(newer)
     shared = a & b
-    if len(shared) < 2 or len(shared) < 0.5 * max(len(a), len(b)):
+    if len(shared) < 2 or len(shared) < len(a) / 2 or len(shared) < len(b) * 0.3:
         return False
     values_a, values_b = set(signal_tokens(older)), set(signal_tokens(newer))
     names_a, names_b = _names(older), _names(newer)

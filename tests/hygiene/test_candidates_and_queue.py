@@ -121,6 +121,14 @@ def test_the_judge_alone_retires_only_the_same_writers_update_of_the_same_subjec
     assert retire_refusal(older="Dashboards refresh from the warehouse daily at 06:00 UTC.",
                           newer="Product analytics dashboards read from MART_PRODUCT, refreshed after the dbt run.",
                           older_kind="fact", newer_kind="fact", same_writer=True)
+    # An update that adds a reason or a date keeps the older text's subject: it may retire...
+    assert retire_refusal(older="The staging database is Postgres 13.", newer="Staging DB upgraded to Postgres 15 "
+                          "last night.", older_kind="fact", newer_kind="fact", same_writer=True) is None
+    # ...but a text that only passes through the old subject on its way to another may not.
+    assert retire_refusal(older="Spanish is Saturday 9-12 now, the intensive one.",
+                          newer="Because of Spanish moving, gym is Tuesday, Thursday and Saturday after.",
+                          older_kind="fact", newer_kind="fact", same_writer=True) == \
+        "not the same subject with a changed value"
     # The same subject, the same values: a restatement is not an update the judge may act on alone.
     assert retire_refusal(older="The web cache TTL is 60 seconds.", newer="Web cache TTL: 60 seconds.",
                           older_kind="fact", newer_kind="fact", same_writer=True)
@@ -134,6 +142,22 @@ def test_a_question_is_never_queued_and_distant_pairs_are_only_recorded(settings
                          similarity=0.39) == "too far apart"
     assert queue_refusal(older="Noah is allergic to peanuts.", newer="Noah is allergic to tree nuts too.",
                          similarity=0.7) is None
+
+
+def test_small_talk_is_never_queued_but_a_remark_with_something_to_check_is():
+    chat = {"similarity": 0.8, "older_kind": "note", "newer_kind": "note"}
+    assert queue_refusal(older="yep", newer="nope", **chat) == "small talk"
+    assert queue_refusal(older="I'm so tired today", newer="today was actually productive", **chat) == "small talk"
+    # A value, a name, or a remark long enough to state something: a person may need to settle it.
+    # A note is also what an untyped write is: a name that opens it counts, a pronoun or an interjection does not.
+    assert queue_refusal(older="Checkout is owned by Dana.", newer="Ivan owns checkout.", **chat) is None
+    assert queue_refusal(older="Alice's 1:1 with Sam is on Tuesdays at 15:00.", newer="My catch-up with Sam moved to "
+                         "Friday mornings, 10:30 CET.", **chat) is None
+    assert queue_refusal(older="Ingest's dead-letter queue is drained manually by whoever is on call.",
+                         newer="A scheduled job replays the ingest dead-letter queue, nobody drains it by hand.",
+                         **chat) is None
+    # Only remarks: a short fact is no small talk.
+    assert queue_refusal(older="Standup is daily.", newer="Standup is weekly.", similarity=0.8) is None
 
 
 def test_a_teammates_confident_rewrite_is_queued_not_retired(api, work, fake_vllm):
