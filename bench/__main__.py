@@ -101,11 +101,10 @@ def main(argv: list[str]) -> int:
         report = evaluate(say=say, dataset_path=path)
         for line in format_table(report):
             say(line)
-        if args.dataset == "dataset":  # floors belong to the first set only; the conversations are never tuned on
-            violations = floor_violations(report)
-            report["floor_violations"] = violations
-            for violation in violations:
-                say(f"  BELOW FLOOR: {violation}")
+        violations = floor_violations(report, args.dataset)
+        report["floor_violations"] = violations
+        for violation in violations:
+            say(f"  BELOW FLOOR: {violation}")
     if which == "recall":
         from bench.recall import bench_recall
 
