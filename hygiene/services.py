@@ -17,7 +17,7 @@ from pgvector.django import CosineDistance
 from config.errors import Code, Invalid, NotFound
 from config.errors import Conflict as ConflictError
 from hygiene.judge import Judge, Pair
-from hygiene.judge.signals import is_question, same_subject_changed_value, states_something
+from hygiene.judge.signals import is_question, same_subject_changed_value, series_siblings, states_something
 from hygiene.models import Conflict, Review, Verdict
 from hygiene.outbox import stale_run
 from memory import lifecycle
@@ -27,6 +27,7 @@ from tenants.auth import Principal, load_principal, require_authoritative
 logger = logging.getLogger(__name__)
 RETIRING = {"supersedes", "duplicate"}
 DISPUTED = {"supersedes", "duplicate", "contradicts"}
+SERIES = "one of a series (the same words with a third value or more)"
 
 
 class Action(StrEnum):
@@ -191,8 +192,11 @@ def review_finish(*, review_id: int, state: Review.State, error: str = "") -> No
 def review_decide(*, work: ReviewWork, verdicts: list, judge: Judge, latency_ms: float, scope) -> list[str]:
     """Act on the judge's verdicts, as the writer of the reviewed memory."""
     principal = load_principal(scope, token_id=work.token_id)
-    ruled = [rule_action(verdict, candidate, content=pair.newer, kind=pair.newer_kind, owner_id=work.owner_id)
-             for candidate, verdict, pair in zip(work.candidates, verdicts, work.pairs)]
+    # One of a series (signals.series_siblings): recorded, so a burst of templated writes asks nobody 49 times.
+    series = series_siblings(work.pairs[0].newer, [c.content for c in work.candidates]) if work.pairs else set()
+    ruled = [(Action.RECORD, f"recorded: {SERIES}") if i in series else
+             rule_action(verdict, candidate, content=pair.newer, kind=pair.newer_kind, owner_id=work.owner_id)
+             for i, (candidate, verdict, pair) in enumerate(zip(work.candidates, verdicts, work.pairs))]
     acting = acting_verdicts(verdicts, [action for action, _ in ruled])
     decisions = [
         _decide(work.memory_id, candidate, verdict, judge, latency_ms, principal, acting.get(i, Action.RECORD),

@@ -33,5 +33,10 @@ def signal_tokens(text: str) -> list[str]:
     return sorted(match.lower().rstrip(".") for match in _SIGNALS.findall(text))
 
 
+def mask_signals(text: str) -> str:
+    """The text with each number and identifier replaced by '#': what two versions of one template share."""
+    return _SIGNALS.sub("#", text)
+
+
 def negations(text: str) -> list[str]:
     return sorted(match.lower() for match in _NEGATIONS.findall(text))

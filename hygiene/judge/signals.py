@@ -6,7 +6,7 @@ and the embedding similarity only: no model beyond the MiniLM that is already lo
 """
 import re
 
-from memory.normalize import negations, signal_tokens
+from memory.normalize import mask_signals, negations, signal_tokens
 
 # An update that says it is one. "now" and "moved" dominate; the others were read off the tuning pairs.
 CHANGE_CUES = re.compile(
@@ -111,6 +111,23 @@ def states_something(text: str) -> bool:
     first = re.match(r"\s*([A-Z][\w'’]*)", text)
     named = bool(first) and first.group(1).lower() not in OPENERS | STOP
     return named or bool(signal_tokens(text)) or bool(_names(text)) or len(content_words(text)) >= 6
+
+
+def template(text: str) -> str:
+    """A text with its values masked: "burst write 7" and "burst write 8" share one template."""
+    return mask_signals(" ".join(text.lower().split()))
+
+
+def series_siblings(newer: str, candidates: list[str]) -> set[int]:
+    """The candidates that make the newer text one of a series: when two or more live memories say the same words as
+    it with other values ("build 41 passed", "build 42 passed", "build 43 passed"), the writer is logging a series,
+    not changing one fact again and again (a fact changed by the judge's retirement leaves one live version behind).
+    Empty when there is no series."""
+    if not signal_tokens(newer):
+        return set()
+    same = {i for i, text in enumerate(candidates)
+            if template(text) == template(newer) and signal_tokens(text) != signal_tokens(newer)}
+    return same if len(same) >= 2 else set()
 
 
 def _subject(text: str) -> set[str]:

@@ -191,3 +191,32 @@ def test_a_question_or_a_note_never_retires_a_fact(api, work, fake_vllm):
         ("recorded", "newer; recorded: a remark weighed against another kind or writer")]
     with rls.tenant_scope(acme.scope):
         assert Memory.objects.get(pk=fact).status == "live"
+
+
+def test_a_burst_of_templated_writes_asks_a_person_once_not_once_per_write(api, work, fake_vllm):
+    # A writer logging a series ("build 41 passed", "build 42 passed", ...) is not changing one fact 50 times: the
+    # first change is queued, the writes that find two or more live siblings with other values are only recorded.
+    fake_vllm.verdict = {"relation": "contradicts", "confidence": 0.87, "rationale": "different numbers"}
+    acme = build_tenant("acme")
+    builds = []
+    for n in range(41, 47):
+        builds.append(remember(api, acme.member_token, f"build {n} passed"))
+        work()
+    with rls.tenant_scope(rls.Scope(org_id=acme.org.id, user_id=acme.member.id)):
+        open_pairs = list(Conflict.objects.filter(status=Conflict.Status.OPEN).values_list("a_id", "b_id"))
+        series = Verdict.objects.filter(memory_id=builds[-1])
+        assert series and all(v.decision == "recorded" and v.rationale.endswith(
+            "recorded: one of a series (the same words with a third value or more)") for v in series)
+    assert open_pairs == [(builds[0], builds[1])]
+    # A fact changed twice is no series: the retired version is not a live sibling, so the next change is judged
+    # like the first.
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.97, "rationale": "newer"}
+    first = remember(api, acme.member_token, "Staging runs release 4.1.0.", kind="fact")
+    work()
+    second = remember(api, acme.member_token, "Staging runs release 4.1.1 now.", kind="fact")
+    work()
+    third = remember(api, acme.member_token, "Staging runs release 4.1.2 now.", kind="fact")
+    work()
+    with rls.tenant_scope(rls.Scope(org_id=acme.org.id, user_id=acme.member.id)):
+        statuses = dict(Memory.objects.filter(pk__in=[first, second, third]).values_list("id", "status"))
+    assert statuses == {first: "superseded", second: "superseded", third: "live"}
