@@ -56,6 +56,8 @@ class Hit:
     probably_replaces: list[str] = field(default_factory=list)
     probably_replaced_by: list[str] = field(default_factory=list)
     found_via: str | None = None  # an earlier version of this memory that matched the query
+    # The retired probable successor(s) in an open conflict that this memory, their current version, stands in for.
+    stands_for: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -254,8 +256,8 @@ def memory_recall(
         "fusion": f"reciprocal rank fusion: {VECTOR_WEIGHT}/({RRF_K}+vector_rank) + {TEXT_WEIGHT}/({RRF_K}+text_rank)",
         "age_penalty": None,
         "conflict_order": {
-            "rule": f"of two memories in an open conflict judged '{DIRECTIONAL}', the newer comes right before the"
-                    " older, both flagged in_conflict; other conflicts keep relevance order",
+            "rule": f"of two memories in an open conflict judged '{DIRECTIONAL}', the newer (or the current version"
+                    " that has replaced it since) comes right before the older; other conflicts keep relevance order",
             "pairs": [[hit.memory.id, older] for hit in hits for older in hit.probably_replaces],
         },
         "timings_ms": {**steps.rounded(), "total": round(sum(steps.ms.values()), 2)},
@@ -398,9 +400,17 @@ def _annotate(hits: list[Hit], q: RecallQuery) -> list[tuple[Memory, Check]]:
     ids = [hit.memory.id for hit in hits]
     conflicts = selectors.open_conflicts(ids)
     partners = selectors.conflict_partners(conflicts)
-    missing = {p for i in ids for p in partners.get(i, []) if p not in ids}
+    # A probable successor that a later version has replaced since hands its place in the order to that version:
+    # (v1, v2) open and v2 retired by v3 orders v3 before v1, or the oldest version would outrank the current one.
+    heads = selectors.current_versions([newer for _, newer, relation in conflicts if relation == DIRECTIONAL])
+    ordering = [(older, heads.get(newer, newer), relation) for older, newer, relation in conflicts
+                if heads.get(newer) != older]
+    ordering_partners = selectors.conflict_partners(ordering)
+    missing = {p for i in ids for p in ordering_partners.get(i, []) if p not in ids}
     partner_memories = {m_id: m for m_id, m in _load(list(missing)).items() if m.is_live}
-    hits[:] = _with_partners(hits, conflicts, partner_memories, q.k)
+    hits[:] = _with_partners(hits, ordering, partner_memories, q.k)
+    for hit in hits:
+        hit.stands_for = [newer for newer, head in heads.items() if head == hit.memory.id]
 
     all_ids = [hit.memory.id for hit in hits]
     failed = selectors.failing_checks(all_ids)

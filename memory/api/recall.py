@@ -104,9 +104,15 @@ def _why(hit: recall.Hit) -> dict:
     notes = ["found " + " and ".join(found)] if found else []
     if hit.found_via:
         notes.append(f"through its earlier version {hit.found_via}")
-    if hit.partner_of:
+    if hit.partner_of and hit.stands_for:
+        notes.append(f"shown because it has replaced {', '.join(hit.stands_for)}, which is in an open conflict with"
+                     f" {hit.partner_of}")
+    elif hit.partner_of:
         notes.append(f"shown because it is in an open conflict with {hit.partner_of}")
-    if hit.probably_replaces:
+    if hit.probably_replaces and hit.stands_for:
+        notes.append(f"ranked before {', '.join(hit.probably_replaces)}: the judge found {', '.join(hit.stands_for)}"
+                     " probably replaces it (open conflict, not yet decided), and this memory has replaced that one")
+    elif hit.probably_replaces:
         notes.append(f"ranked before {', '.join(hit.probably_replaces)}: the judge found it probably replaces it"
                      " (open conflict, not yet decided)")
     if hit.probably_replaced_by:

@@ -253,6 +253,24 @@ def test_an_open_conflict_judged_supersedes_ranks_the_newer_first_without_retiri
     assert ids(recall(acme.member_token, question, k=1)) == [new]
 
 
+def test_when_the_probable_successor_is_replaced_its_current_version_takes_its_place(remember, recall, acme):
+    # v1 -> v2 judged a probable replacement (open conflict); then v3 replaces v2 (declared here; the judge's
+    # retirement is the same). The oldest version must not come back first just because v2 left the results.
+    v1 = remember(acme.member_token, "The staging database runs on Postgres 14.")["memory"]["id"]
+    v2 = remember(acme.member_token, "Staging moved to PG 16 last week.")["memory"]["id"]
+    _judged(acme, v1, v2)
+    v3 = remember(acme.member_token, "Staging DB upgraded once more, now on release 17.",
+                  links=supersedes(v2))["memory"]["id"]
+    question = "Which Postgres version does staging run?"
+    body = recall(acme.member_token, question)
+    assert v2 not in ids(body) and ids(body)[:2] == [v3, v1]
+    first, second = body["results"][:2]
+    assert v2 in first["why"]["note"] and "has replaced" in first["why"]["note"]
+    assert second["flags"] == ["in_conflict"] and second["conflicts_with"] == [v2]
+    assert body["trace"]["conflict_order"]["pairs"] == [[v3, v1]]
+    assert ids(recall(acme.member_token, question, k=1)) == [v3]
+
+
 def test_a_conflict_without_direction_keeps_relevance_order(remember, recall, acme):
     old = remember(acme.member_token, "The staging database runs on Postgres 14.")["memory"]["id"]
     new = remember(acme.member_token, "Staging moved to PG 17 last week.")["memory"]["id"]
