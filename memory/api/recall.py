@@ -116,8 +116,11 @@ def _why(hit: recall.Hit) -> dict:
         notes.append(f"ranked before {', '.join(hit.probably_replaces)}: the judge found it probably replaces it"
                      " (open conflict, not yet decided)")
     if hit.probably_replaced_by:
+        # A successor it is not in conflict with stands in for one it is (recall._annotate): say through which.
+        through = [i for i in hit.probably_replaced_by if i not in hit.conflicts_with]
         notes.append(f"probably replaced by {', '.join(hit.probably_replaced_by)} (judged in an open conflict, not yet"
-                     " decided): ranked after it, still live")
+                     " decided" + (f"; {', '.join(through)} has replaced the memory of that conflict since" if through
+                                   else "") + "): ranked after it, still live")
     if "superseded" in hit.flags:
         reason = f": {hit.supersede_reason}" if hit.supersede_reason else ""
         notes.append(f"superseded by {hit.memory.superseded_by_id}{reason}")

@@ -267,6 +267,7 @@ def test_when_the_probable_successor_is_replaced_its_current_version_takes_its_p
     first, second = body["results"][:2]
     assert v2 in first["why"]["note"] and "has replaced" in first["why"]["note"]
     assert second["flags"] == ["in_conflict"] and second["conflicts_with"] == [v2]
+    assert f"{v3} has replaced the memory of that conflict since" in second["why"]["note"]
     assert body["trace"]["conflict_order"]["pairs"] == [[v3, v1]]
     assert ids(recall(acme.member_token, question, k=1)) == [v3]
 
