@@ -46,9 +46,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seconds", type=float, default=600, help="how long the clients run (soak)")
     parser.add_argument("--soak-clients", type=int, default=4, help="client processes (soak)")
     parser.add_argument("--dataset", choices=["dataset", "conversations"], default="dataset",
-                        help="evaluation set in tests/eval/ (retrieval): dataset (the first set, with CI floors) or "
-                             "conversations (long conversations, kept out of tuning, no floors)")
-    parser.add_argument("--check", action="store_true", help="exit 1 below the floors (retrieval, first set)")
+                        help="evaluation set in tests/eval/ (retrieval): dataset (the first set) or conversations (long "
+                             "conversations, nothing fitted on it); each has CI floors")
+    parser.add_argument("--check", action="store_true", help="exit 1 below the set's floors (retrieval)")
     parser.add_argument("--fit", action="store_true",
                         help="refit the embedded judge on the tuning pairs first (judge; writes local_model.json)")
     parser.add_argument("--ablate", action="store_true", help="the embedded judge without each signal group (judge)")

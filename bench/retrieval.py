@@ -30,7 +30,7 @@ from tenants.ids import ulid
 from tenants.models import Membership
 from tenants.services import api_token_issue, org_bootstrap, project_member_add, user_add
 
-DATASETS = {  # --dataset NAME: the first set (tuned on, with CI floors) and the conversations (never tuned on)
+DATASETS = {  # --dataset NAME: the first set (tuned on) and the conversations (nothing fitted on it)
     "dataset": Path(settings.BASE_DIR) / "tests" / "eval" / "dataset.json",
     "conversations": Path(settings.BASE_DIR) / "tests" / "eval" / "conversations.json",
 }

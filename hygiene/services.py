@@ -69,8 +69,8 @@ def queue_refusal(*, older: str, newer: str, similarity: float, older_kind: str 
     note of the same writer: a remark disputes no stated fact, and one person's remark is not for anyone to settle
     against another's (on the first evaluation set the notes queued across writers were neighbours, not updates,
     and pulled a stale version up). Nor is a remark that states nothing one could check (signals.states_something):
-    small talk judged a "duplicate" of other small talk ("yep" / "nope") was three conflicts in four on a long
-    conversation. Under JUDGE_QUEUE_SIMILARITY the pairs a judge called disputed were neighbours sharing a word (bench
+    small talk judged a "duplicate" of other small talk ("yep" / "nope") was most of the open conflicts on a long
+    conversation (`make bench ARGS="retrieval --dataset conversations"`). Under JUDGE_QUEUE_SIMILARITY the pairs a judge called disputed were neighbours sharing a word (bench
     retrieval)."""
     if is_question(older) or is_question(newer):
         return "a question"

@@ -26,7 +26,7 @@ def test_retrieval_quality_stays_above_its_floors(db):
 
 
 def test_the_conversations_stay_above_their_floors(db):
-    """The second set (never tuned on) as a guard, floors one query under what was measured
+    """The second set (nothing fitted on it) as a guard, floors one query under what was measured
     (bench-results/retrieval-conversations-*.json; here, in the test database, two undeclared_supersede queries rank
     their stale version first that `make bench` does not: 0.254 against 0.238, with the same review outcome). A change
     that queues small talk again, hides predecessors from the judge or retires a fact that no label calls replaced
