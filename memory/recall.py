@@ -146,14 +146,15 @@ def _text_channel(text: str, where: str, params: list) -> tuple[list[str], str]:
         return [row[0] for row in cursor.fetchall()], terms
 
 
-def _current_versions(ids: set[str], where: str, params: list) -> dict[str, str]:
+def _current_versions(ids: set[str], where: str = "TRUE", params: list | tuple = ()) -> dict[str, str]:
     """Map each found memory to the live head of its version chain that passes the filters (itself when live).
 
     A question is often phrased like an earlier version of its answer ("deploys on Monday" for a window that has
     moved to Thursday, in other words). The earlier version is evidence for the current one: it is searched, and
     what it earns goes to the current version, never to itself. Superseded versions are never returned this way.
     The walk stops where a chain comes back to a version it has passed (CYCLE): the lifecycle never writes such a
-    loop, but a walk must not spin for ever on one (issue 11).
+    loop, but a walk must not spin for ever on one (issue 11). Without filters, _annotate uses it to find what has
+    replaced a probable successor in an open conflict.
     """
     if not ids:
         return {}
@@ -402,7 +403,8 @@ def _annotate(hits: list[Hit], q: RecallQuery) -> list[tuple[Memory, Check]]:
     partners = selectors.conflict_partners(conflicts)
     # A probable successor that a later version has replaced since hands its place in the order to that version:
     # (v1, v2) open and v2 retired by v3 orders v3 before v1, or the oldest version would outrank the current one.
-    heads = selectors.current_versions([newer for _, newer, relation in conflicts if relation == DIRECTIONAL])
+    directional = {newer for _, newer, relation in conflicts if relation == DIRECTIONAL}
+    heads = {newer: head for newer, head in _current_versions(directional).items() if head != newer}
     ordering = [(older, heads.get(newer, newer), relation) for older, newer, relation in conflicts
                 if heads.get(newer) != older]
     ordering_partners = selectors.conflict_partners(ordering)

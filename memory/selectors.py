@@ -183,23 +183,6 @@ def open_conflicts(ids: list[str]) -> list[tuple[str, str, str]]:
                 .values_list("a_id", "b_id", "relation"))
 
 
-def current_versions(ids: list[str], max_hops: int = 20) -> dict[str, str]:
-    """Each of ``ids`` that has been superseded -> the live memory at the end of its successor chain (v2 -> v3 when
-    v3 replaced v2), as far as the caller can see; absent when the chain ends in nothing live."""
-    if not ids:
-        return {}
-    current = {memory_id: memory_id for memory_id in ids}
-    for _ in range(max_hops):
-        successor = dict(Memory.objects.filter(pk__in=set(current.values()), status=Memory.Status.SUPERSEDED,
-                                               superseded_by__isnull=False).values_list("id", "superseded_by_id"))
-        if not successor:
-            break
-        current = {memory_id: successor.get(head, head) for memory_id, head in current.items()}
-    live = set(Memory.objects.filter(pk__in=set(current.values()), status=Memory.Status.LIVE)
-               .values_list("id", flat=True))
-    return {memory_id: head for memory_id, head in current.items() if head != memory_id and head in live}
-
-
 def conflict_partners(conflicts: list[tuple[str, str, str]]) -> dict[str, list[str]]:
     """Each memory in ``conflicts`` -> the memories it is in open conflict with (the in_conflict flag)."""
     partners: dict[str, list[str]] = {}

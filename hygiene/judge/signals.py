@@ -123,10 +123,11 @@ def series_siblings(newer: str, candidates: list[str]) -> set[int]:
     it with other values ("build 41 passed", "build 42 passed", "build 43 passed"), the writer is logging a series,
     not changing one fact again and again (a fact changed by the judge's retirement leaves one live version behind).
     Empty when there is no series."""
-    if not signal_tokens(newer):
+    values = signal_tokens(newer)
+    if not values:
         return set()
-    same = {i for i, text in enumerate(candidates)
-            if template(text) == template(newer) and signal_tokens(text) != signal_tokens(newer)}
+    shape = template(newer)
+    same = {i for i, text in enumerate(candidates) if template(text) == shape and signal_tokens(text) != values}
     return same if len(same) >= 2 else set()
 
 

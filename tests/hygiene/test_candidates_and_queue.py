@@ -220,3 +220,21 @@ def test_a_burst_of_templated_writes_asks_a_person_once_not_once_per_write(api, 
     with rls.tenant_scope(rls.Scope(org_id=acme.org.id, user_id=acme.member.id)):
         statuses = dict(Memory.objects.filter(pk__in=[first, second, third]).values_list("id", "status"))
     assert statuses == {first: "superseded", second: "superseded", third: "live"}
+
+
+def test_small_talk_judged_a_duplicate_is_only_recorded_over_the_api(api, work, fake_vllm):
+    fake_vllm.verdict = {"relation": "duplicate", "confidence": 0.8, "rationale": "alike"}
+    acme = build_tenant("acme")
+    remember(api, acme.member_token, "yep")
+    work()
+    nope = remember(api, acme.member_token, "nope")
+    work()
+    (verdict,) = judged_as_member(acme, nope)
+    assert (verdict.decision, verdict.rationale) == ("recorded", "alike; recorded: small talk")
+    assert conflicts_of(acme, nope) == []
+    # The same verdict on two remarks that name something is a person's call.
+    remember(api, acme.member_token, "Standup moved to 9:30.")
+    work()
+    later = remember(api, acme.member_token, "Standup is at 10:00 from Monday.")
+    work()
+    assert [c.relation for c in conflicts_of(acme, later)] == ["duplicate"]
