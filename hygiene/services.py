@@ -40,6 +40,11 @@ class Action(StrEnum):
 # an event: "when was cutover again?"), a task or an open question is a loop that its answer closes: none of them
 # retires a memory on a judge's word, nor is retired by one.
 STATEMENTS = frozenset({"fact", "decision", "preference", "plan", "lesson", "diagnosis"})
+LOOPS = frozenset({"task", "open-question"})
+
+
+def _a(kind: str) -> str:
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
 
 
 def retire_refusal(*, older: str, older_kind: str, newer: str, newer_kind: str, same_writer: bool) -> str | None:
@@ -54,7 +59,7 @@ def retire_refusal(*, older: str, older_kind: str, newer: str, newer_kind: str, 
     if not same_writer:
         return "another writer's memory"
     if older_kind != newer_kind or newer_kind not in STATEMENTS:
-        return f"a {newer_kind} does not retire a {older_kind} on a judge's word"
+        return f"{_a(newer_kind)} does not retire {_a(older_kind)} on a judge's word"
     if is_question(older) or is_question(newer):
         return "a question"
     if not same_subject_changed_value(older, newer):
@@ -64,7 +69,9 @@ def retire_refusal(*, older: str, older_kind: str, newer: str, newer_kind: str, 
 
 def queue_refusal(*, older: str, newer: str, similarity: float, older_kind: str = "fact", newer_kind: str = "fact",
                   same_writer: bool = True) -> str | None:
-    """Why a verdict is only recorded, never queued (None: it may be). A question asks for a fact and changes none.
+    """Why a verdict is only recorded, never queued (None: it may be). A question asks for a fact and changes none;
+    but an open question is a loop that a later statement answers, and a person who resolves the conflict closes it
+    (bench judge: 3 of the 40 held-out replacements, 1 of the tuning ones, were answers the question rule recorded).
     A note (a remark in a conversation, and the kind of a write that names none) is weighed only against an earlier
     note of the same writer: a remark disputes no stated fact, and one person's remark is not for anyone to settle
     against another's (on the first evaluation set the notes queued across writers were neighbours, not updates,
@@ -72,7 +79,7 @@ def queue_refusal(*, older: str, newer: str, similarity: float, older_kind: str 
     small talk judged a "duplicate" of other small talk ("yep" / "nope") was most of the open conflicts on a long
     conversation (`make bench ARGS="retrieval --dataset conversations"`). Under JUDGE_QUEUE_SIMILARITY the pairs a judge called disputed were neighbours sharing a word (bench
     retrieval)."""
-    if is_question(older) or is_question(newer):
+    if is_question(newer) or (is_question(older) and older_kind not in LOOPS):
         return "a question"
     if "note" in (older_kind, newer_kind) and not (older_kind == newer_kind and same_writer):
         return "a remark weighed against another kind or writer"

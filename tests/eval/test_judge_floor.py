@@ -27,10 +27,10 @@ def test_the_embedded_judge_on_held_out_pairs_never_retires_a_complementary_fact
     # With the review's rule (the same writer assumed): the judge alone retires only the same subject with a changed
     # value, of the same statement kind (measured 12 of 62 replacements and duplicates, 12 of 40 replacements: the
     # issue's target is 0.3); the rest of the true replacements go to a person at JUDGE_QUEUE_THRESHOLD (retired or
-    # queued: measured 0.825).
+    # queued: measured 0.90, 0.825 while an answer to an open question was only recorded).
     assert report["auto_retire_recall"] >= 0.19
     assert report["replacement_recall"] >= 0.3
-    assert report["replacements_retired_or_queued"] >= 0.8
+    assert report["replacements_retired_or_queued"] >= 0.875
     assert report["accuracy"] >= 0.80  # measured 0.819 (the first judge: 0.678)
     # Calibrated: in each well-filled band the share of right verdicts is within 0.12 of the mean confidence, and
     # a verdict at the bar is right at least 9 times in 10.

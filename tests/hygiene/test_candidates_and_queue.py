@@ -144,6 +144,42 @@ def test_a_question_is_never_queued_and_distant_pairs_are_only_recorded(settings
                          similarity=0.7) is None
 
 
+def test_an_answer_to_an_open_question_is_queued_but_a_question_never_is():
+    """An open question's text ends in '?' like any question, but it is a loop that a later statement answers: a
+    person may close it. Measured (bench judge): 3 of the 40 held-out replacements (1 of the tuning ones) were
+    answers to an open question that the question rule only recorded."""
+    asked = {"older": "Open question: do admins need WebAuthn?", "similarity": 0.7}
+    assert queue_refusal(**asked, newer="Decided: WebAuthn is required for admins.", older_kind="open-question",
+                         newer_kind="decision") is None
+    assert queue_refusal(**asked, newer="Do admins need WebAuthn or TOTP?", older_kind="open-question",
+                         newer_kind="open-question") == "a question"
+    # A question of any other kind asks for a fact and settles nothing.
+    assert queue_refusal(**asked, newer="Decided: WebAuthn is required for admins.", older_kind="fact",
+                         newer_kind="decision") == "a question"
+
+
+def test_a_person_closes_an_answered_open_question_from_the_queue(api, work, fake_vllm):
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.97, "rationale": "answers it"}
+    acme = build_tenant("acme")
+    question = remember(api, acme.member_token, "Open question: should admin accounts require WebAuthn?",
+                        kind="open-question")
+    work()
+    answer = remember(api, acme.member_token, "Decided: WebAuthn is required for all admin accounts from October.",
+                      kind="decision")
+    work()
+    (verdict,) = judged_as_member(acme, answer)
+    # An open question is a loop: never retired on a judge's word, so a person decides.
+    assert (verdict.decision, verdict.rationale) == (
+        "conflict", "answers it; queued: a decision does not retire an open-question on a judge's word")
+    (conflict,) = conflicts_of(acme, answer)
+    resolved = api(acme.member_token).post(f"/api/v1/conflicts/{conflict.id}/resolve",
+                                            {"decision": "supersede", "winner": answer}, format="json")
+    assert resolved.status_code == 200, resolved.content
+    with rls.tenant_scope(acme.scope):
+        closed = Memory.objects.get(pk=question)
+    assert (closed.status, closed.loop, closed.closed_by_id) == ("superseded", "closed", answer)
+
+
 def test_small_talk_is_never_queued_but_a_remark_with_something_to_check_is():
     chat = {"similarity": 0.8, "older_kind": "note", "newer_kind": "note"}
     assert queue_refusal(older="yep", newer="nope", **chat) == "small talk"
