@@ -176,7 +176,8 @@ JUDGE_ACTIONS_PER_WRITE = int(os.environ.get("JUDGE_ACTIONS_PER_WRITE", "1"))
 # one conflict per write: bar 0.85 -> 7.0 open conflicts per 100 writes, stale@1 on undeclared replacements 0.125;
 # 0.7 -> 8.1, 0.125; 0.6 -> 8.8, 0.083; 0.5 -> 10.2 (over the target of 10), 0.083. On the held-out judge pairs the
 # true replacements retired or queued go 0.70 / 0.80 / 0.875 / 0.90 along the same bars. (Measured before the note
-# rule of queue_refusal, which then took 0.6 to 6.7 per 100 writes, stale@1 0.083, and the judge pairs to 0.825.)
+# rule of queue_refusal, which then took 0.6 to 6.7 per 100 writes, stale@1 0.083, and the judge pairs to 0.825;
+# queueing an answer to an open question then took the judge pairs to 0.90.)
 JUDGE_QUEUE_THRESHOLD = float(os.environ.get("JUDGE_QUEUE_THRESHOLD", "0.6"))
 JUDGE_QUEUE_SIMILARITY = float(os.environ.get("JUDGE_QUEUE_SIMILARITY", "0.40"))
 JUDGE_RETRY_INTERVALS = [int(s) for s in os.environ.get("JUDGE_RETRY_INTERVALS", "10,60,300").split(",") if s]
