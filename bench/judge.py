@@ -211,7 +211,8 @@ def judge_from_args(*, backend: str | None, url: str | None, model: str | None) 
 
         return VllmJudge(url=url or settings.JUDGE_VLLM_URL, model=model or settings.JUDGE_VLLM_MODEL,
                          api_key=settings.JUDGE_VLLM_API_KEY, timeout=settings.JUDGE_TIMEOUT_SECONDS,
-                         batch_size=settings.JUDGE_BATCH_SIZE, fallback=None)
+                         batch_size=settings.JUDGE_BATCH_SIZE, concurrency=settings.JUDGE_VLLM_CONCURRENCY,
+                         response_format=settings.JUDGE_RESPONSE_FORMAT, fallback=None)
     if backend == "local":
         from hygiene.judge.local import LocalJudge
 

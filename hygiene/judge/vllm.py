@@ -27,6 +27,14 @@ from hygiene.judge import RELATIONS, Judge, JudgeUnavailable, Pair, Verdict
 from hygiene.judge.prompt import PROMPT_VERSION, batch_schema, messages_for
 
 
+# The same schema in the two dialects of structured output that OpenAI-compatible servers speak.
+RESPONSE_FORMATS = {
+    "json_schema": lambda schema: {"type": "json_schema",
+                                   "json_schema": {"name": "verdicts", "schema": schema, "strict": True}},
+    "json_object": lambda schema: {"type": "json_object", "schema": schema},
+}
+
+
 class BreakerState(StrEnum):
     CLOSED = "closed"
     OPEN = "open"
@@ -74,7 +82,11 @@ class VllmJudge:
 
     def __init__(self, *, url: str, model: str, api_key: str = "", timeout: float = 20.0, batch_size: int = 8,
                  attempts: int = 3, backoff: float = 0.5, concurrency: int = 4, fallback: Judge | None = None,
-                 breaker_failures: int = 3, breaker_cooldown: float = 30.0) -> None:
+                 breaker_failures: int = 3, breaker_cooldown: float = 30.0,
+                 response_format: str = "json_schema") -> None:
+        if response_format not in RESPONSE_FORMATS:
+            raise ValueError(f"response_format must be one of {sorted(RESPONSE_FORMATS)}, not {response_format!r}")
+        self.response_format = response_format
         self.url = url.rstrip("/") + "/chat/completions"
         self.model, self.api_key, self.timeout = model, api_key, timeout
         self.batch_size, self.attempts, self.backoff = batch_size, attempts, backoff
@@ -94,6 +106,7 @@ class VllmJudge:
             timeout=settings.JUDGE_TIMEOUT_SECONDS, batch_size=settings.JUDGE_BATCH_SIZE,
             concurrency=settings.JUDGE_VLLM_CONCURRENCY, fallback=fallback,
             breaker_failures=settings.JUDGE_BREAKER_FAILURES, breaker_cooldown=settings.JUDGE_BREAKER_COOLDOWN_SECONDS,
+            response_format=settings.JUDGE_RESPONSE_FORMAT,
         )
 
     def judge(self, pairs: list[Pair]) -> list[Verdict]:
@@ -128,10 +141,7 @@ class VllmJudge:
             "messages": messages_for(pairs),
             "temperature": 0,
             "max_tokens": 160 * len(pairs),
-            "response_format": {
-                "type": "json_schema",
-                "json_schema": {"name": "verdicts", "schema": batch_schema(len(pairs)), "strict": True},
-            },
+            "response_format": RESPONSE_FORMATS[self.response_format](batch_schema(len(pairs))),
         }
         last_error = None
         for attempt in range(attempts):

@@ -9,8 +9,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class FakeVllm:
-    def __init__(self, model: str = "test-judge") -> None:
-        self.model = model
+    def __init__(self, model: str = "test-judge", response_format: str = "json_schema") -> None:
+        self.model, self.response_format = model, response_format  # the dialect of structured output it accepts
         self.requests: list[dict] = []
         self.verdict = {"relation": "supersedes", "confidence": 0.95, "rationale": "newer value"}
         self.fail_next = 0  # answer this many requests with 503 first
@@ -68,9 +68,11 @@ class FakeVllm:
         if body.get("model") != self.model:
             return f"unknown model {body.get('model')!r}"
         response_format = body.get("response_format", {})
-        schema = response_format.get("json_schema", {}).get("schema", {})
-        if response_format.get("type") != "json_schema" or "verdicts" not in schema.get("properties", {}):
-            return "expected a json_schema response_format with verdicts"
+        if response_format.get("type") != self.response_format:
+            return f"expected a {self.response_format} response_format"
+        nested = response_format.get("json_schema", {}) if self.response_format == "json_schema" else response_format
+        if "verdicts" not in nested.get("schema", {}).get("properties", {}):
+            return "expected a response_format schema with verdicts"
         if [m["role"] for m in body.get("messages", [])] != ["system", "user"]:
             return "expected a system and a user message"
         return None

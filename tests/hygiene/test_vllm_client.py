@@ -37,6 +37,23 @@ def test_requests_are_schema_constrained_and_batched(server):
     assert [p["A"]["text"] for p in json.loads(body["messages"][1]["content"])] == [f"Old fact {i}" for i in range(4)]
 
 
+def test_a_server_that_speaks_json_object_gets_the_same_schema():
+    """llama-cpp-python's server refuses OpenAI's json_schema and takes {"type": "json_object", "schema": ...}."""
+    server = FakeVllm(response_format="json_object")
+    try:
+        with pytest.raises(JudgeUnavailable, match="400"):  # the default dialect: refused, not retried
+            VllmJudge(url=server.url, model=server.model, backoff=0).judge(pairs(1))
+        judge = VllmJudge(url=server.url, model=server.model, backoff=0, response_format="json_object")
+        assert [v.relation for v in judge.judge(pairs(2))] == ["supersedes"] * 2
+        response_format = server.requests[-1]["body"]["response_format"]
+        assert response_format["type"] == "json_object"
+        assert response_format["schema"]["properties"]["verdicts"]["maxItems"] == 2
+    finally:
+        server.close()
+    with pytest.raises(ValueError, match="response_format"):
+        VllmJudge(url=server.url, model=server.model, response_format="grammar")
+
+
 def test_transient_failures_are_retried(server):
     server.fail_next = 2
     judge = VllmJudge(url=server.url, model=server.model, attempts=3, backoff=0)
