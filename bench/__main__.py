@@ -48,7 +48,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--dataset", choices=["dataset", "conversations"], default="dataset",
                         help="evaluation set in tests/eval/ (retrieval): dataset (the first set) or conversations (long "
                              "conversations, nothing fitted on it); each has CI floors")
-    parser.add_argument("--check", action="store_true", help="exit 1 below the set's floors (retrieval)")
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 below the set's floors (retrieval), or when the judge is not safe to retire on "
+                             "its own (judge)")
     parser.add_argument("--fit", action="store_true",
                         help="refit the embedded judge on the tuning pairs first (judge; writes local_model.json)")
     parser.add_argument("--ablate", action="store_true", help="the embedded judge without each signal group (judge)")
@@ -125,6 +127,7 @@ def main(argv: list[str]) -> int:
         report = judge_bench.evaluate(judge=judge, part=args.part)
         for line in judge_bench.format_report(report):
             say(line)
+        report["retirement_refusals"] = judge_bench.retirement_refusals(report)
         if args.ablate:
             say("  ablation (the embedded judge refitted on the tuning pairs without each group; held-out pairs):")
             report["ablation"] = judge_bench.ablation()
@@ -194,6 +197,8 @@ def main(argv: list[str]) -> int:
         return 1
     if args.check and report.get("floor_violations"):
         say("retrieval quality is below its floors")
+        return 1
+    if args.check and report.get("retirement_refusals"):
         return 1
     return 0
 

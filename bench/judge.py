@@ -11,6 +11,7 @@ confidence band, the mean confidence beside the share of verdicts that were righ
   --fit                 refit the embedded judge on the tuning pairs (writes hygiene/judge/local_model.json)
   --ablate              the embedded judge refitted without each group of signals, on the held-out pairs
   --backend vllm --url URL [--model M]   any OpenAI-compatible server, the same held-out pairs
+  --check               exit 1 when the judge is not safe to retire on its own (retirement_refusals)
 """
 import json
 import time
@@ -178,6 +179,19 @@ def format_ablation(rows: list[dict]) -> list[str]:
     return lines
 
 
+def retirement_refusals(report: dict) -> list[str]:
+    """Why this judge should not retire anything on its own word (empty: it may). Seed 000: a wrong retirement loses
+    a true fact silently, so a judge retires only if, on the held-out pairs, its retirements are right at least 98
+    times in 100 and none retires a complementary pair. A judge that fails runs queue-only: set
+    JUDGE_AUTO_RESOLVE_THRESHOLD above 1 and every verdict goes to a person or is only recorded."""
+    refusals = []
+    if report["complementary_retired"]:
+        refusals.append(f"it retired {report['complementary_retired']} complementary pair(s)")
+    if report["auto_retired"] and (report["auto_retire_precision"] or 0) < 0.98:
+        refusals.append(f"its retirements are right {report['auto_retire_precision']} of the time (under 0.98)")
+    return refusals
+
+
 def format_report(report: dict) -> list[str]:
     short = {"supersedes": "supers", "duplicate": "dup", "complementary": "compl", "contradicts": "contra",
              "unrelated": "unrel"}
@@ -200,6 +214,12 @@ def format_report(report: dict) -> list[str]:
         lines.append(f"                {row['confidence']:<9}{row['pairs']:>6}{str(row['mean_confidence']):>12}"
                      f"{str(row['accuracy']):>7}")
     lines.append(f"  {report['ms_per_pair']} ms per pair")
+    refusals = retirement_refusals(report)
+    if refusals:
+        lines.append(f"  NOT SAFE TO RETIRE ON ITS OWN: {'; '.join(refusals)}. Run it queue-only "
+                     "(JUDGE_AUTO_RESOLVE_THRESHOLD=1.01: a person decides every dispute)")
+    else:
+        lines.append("  safe to retire on its own at this threshold: precision >= 0.98, no complementary pair retired")
     return lines
 
 

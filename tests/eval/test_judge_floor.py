@@ -3,7 +3,7 @@ fitted on the tuning part only). Floors sit just under what was measured (bench-
 retires a complementary fact, or makes the judge or its calibration worse, fails here."""
 import json
 
-from bench.judge import PAIRS, SPLIT, evaluate, format_report
+from bench.judge import PAIRS, SPLIT, evaluate, format_report, retirement_refusals
 from hygiene.judge.local import LocalJudge
 
 
@@ -38,3 +38,4 @@ def test_the_embedded_judge_on_held_out_pairs_never_retires_a_complementary_fact
         if band["pairs"] >= 20:
             assert abs(band["accuracy"] - band["mean_confidence"]) <= 0.12, band
     assert report["reliability"][-1]["accuracy"] >= 0.9
+    assert retirement_refusals(report) == []  # the bench calls it safe to retire on its own

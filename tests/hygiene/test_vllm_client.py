@@ -54,6 +54,24 @@ def test_a_server_that_speaks_json_object_gets_the_same_schema():
         VllmJudge(url=server.url, model=server.model, response_format="grammar")
 
 
+def test_the_judge_bench_says_when_a_judge_is_not_safe_to_retire_on_its_own(server, settings):
+    """A small model that calls every pair a confident replacement (Qwen2.5-Coder-1.5B on CPU nearly did) would
+    retire complementary facts: the bench says so and tells the operator to run it queue-only."""
+    from bench.judge import evaluate, format_report, retirement_refusals
+
+    settings.JUDGE_AUTO_RESOLVE_THRESHOLD = 0.9
+    server.verdict = {"relation": "supersedes", "confidence": 0.97, "rationale": "newer"}
+    report = evaluate(judge=VllmJudge(url=server.url, model=server.model, backoff=0), part="held_out")
+    assert report["complementary_retired"] > 0
+    assert retirement_refusals(report)[0].startswith("it retired")
+    assert any(line.startswith("  NOT SAFE TO RETIRE ON ITS OWN") for line in format_report(report))
+    # Queue-only: nothing retires, every true replacement still reaches a person.
+    settings.JUDGE_AUTO_RESOLVE_THRESHOLD = 1.01
+    report = evaluate(judge=VllmJudge(url=server.url, model=server.model, backoff=0), part="held_out")
+    assert report["auto_retired"] == 0 and retirement_refusals(report) == []
+    assert report["replacements_retired_or_queued"] >= 0.9
+
+
 def test_transient_failures_are_retried(server):
     server.fail_next = 2
     judge = VllmJudge(url=server.url, model=server.model, attempts=3, backoff=0)
