@@ -157,11 +157,18 @@ def test_the_judge_settings_deploy_the_measured_defaults(overlay):
     _, resources = overlay
     source = (ROOT / "config" / "settings.py").read_text()
     defaults = dict(re.findall(r'os\.environ\.get\("(JUDGE_[A-Z_]+)", "([^"]*)"\)', source))
-    chosen_per_deployment = {"JUDGE_BACKEND", "JUDGE_VLLM_URL", "JUDGE_VLLM_MODEL"}
-    tuned = {key: value for key, value in config_data(resources).items()
+    config = config_data(resources)
+    chosen_per_deployment = {"JUDGE_BACKEND", "JUDGE_VLLM_URL", "JUDGE_VLLM_MODEL", "JUDGE_AUTO_RESOLVE_THRESHOLD"}
+    tuned = {key: value for key, value in config.items()
              if key.startswith("JUDGE_") and key not in chosen_per_deployment}
     assert tuned, "the parser found no judge setting"
     assert {key: value for key, value in tuned.items() if defaults.get(key) != value} == {}
+    # The embedded judge retires at the measured bar; a judge model retires nothing until its bench passes.
+    threshold = float(config["JUDGE_AUTO_RESOLVE_THRESHOLD"])
+    if config["JUDGE_BACKEND"] == "vllm":
+        assert threshold > 1, "a judge model is queue-only until `bench judge --check` passes (k8s/README.md)"
+    else:
+        assert config["JUDGE_AUTO_RESOLVE_THRESHOLD"] == defaults["JUDGE_AUTO_RESOLVE_THRESHOLD"]
 
 
 def test_web_runs_make_runs_server_on_the_ports_the_service_and_probes_use(overlay):
