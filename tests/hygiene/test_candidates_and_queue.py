@@ -196,6 +196,23 @@ def test_small_talk_is_never_queued_but_a_remark_with_something_to_check_is():
     assert queue_refusal(older="Standup is daily.", newer="Standup is weekly.", similarity=0.8) is None
 
 
+def test_a_queue_only_judge_retires_nothing_and_still_ranks_the_successor_first(api, work, settings, fake_vllm):
+    """The prod overlay's vLLM judge until its model passes `bench judge --check` (k8s/README.md)."""
+    settings.JUDGE_AUTO_RESOLVE_THRESHOLD = 1.01
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.99, "rationale": "newer"}
+    acme = build_tenant("acme")
+    old = remember(api, acme.member_token, "The staging database is Postgres 13.", kind="fact")
+    work()
+    new = remember(api, acme.member_token, "Staging DB upgraded to Postgres 15 last night.", kind="fact")
+    work()
+    (verdict,) = judged_as_member(acme, new)
+    assert (verdict.decision, verdict.rationale) == ("conflict", "newer")
+    hits = api(acme.member_token).post("/api/v1/recall", {"query": "Which Postgres version does staging run?",
+                                                          "k": 2}, format="json").json()["results"]
+    assert [(hit["memory"]["id"], hit["memory"]["status"]) for hit in hits] == [(new, "live"), (old, "live")]
+    assert all("in_conflict" in hit["flags"] for hit in hits)
+
+
 def test_a_teammates_confident_rewrite_is_queued_not_retired(api, work, fake_vllm):
     fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.99, "rationale": "newer"}
     acme = build_tenant("acme")
