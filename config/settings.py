@@ -186,7 +186,7 @@ JUDGE_VLLM_MODEL = os.environ.get("JUDGE_VLLM_MODEL", "Qwen/Qwen2.5-7B-Instruct"
 JUDGE_VLLM_API_KEY = os.environ.get("JUDGE_VLLM_API_KEY", "")
 # How the server is told to answer in the verdicts' JSON schema: `json_schema` (OpenAI's structured outputs: vLLM,
 # and most servers) or `json_object` ({"type": "json_object", "schema": ...}: llama-cpp-python's server, which refuses
-# json_schema; docs/JUDGE.md measures the prompt through one on CPU).
+# json_schema; docs/API.md, the vllm judge, has the prompt measured through one on CPU).
 JUDGE_RESPONSE_FORMAT = os.environ.get("JUDGE_RESPONSE_FORMAT", "json_schema")
 JUDGE_TIMEOUT_SECONDS = float(os.environ.get("JUDGE_TIMEOUT_SECONDS", "20"))
 # A review `running` this long lost its worker (killed mid-review): the periodic hygiene_flush queues it again and
