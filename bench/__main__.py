@@ -127,7 +127,6 @@ def main(argv: list[str]) -> int:
         report = judge_bench.evaluate(judge=judge, part=args.part)
         for line in judge_bench.format_report(report):
             say(line)
-        report["retirement_refusals"] = judge_bench.retirement_refusals(report)
         if args.ablate:
             say("  ablation (the embedded judge refitted on the tuning pairs without each group; held-out pairs):")
             report["ablation"] = judge_bench.ablation()

@@ -88,7 +88,7 @@ def score(data: list[dict], verdicts: list, threshold: float, similarities: list
     replacements = [(p, a) for p, a in zip(data, actions) if p["label"] == "supersedes"]
     complementary = [p for p in data if p["label"] == "complementary"]
     correct = sum(1 for p in retired if p["label"] in RETIRING)
-    return {
+    report = {
         "threshold": threshold,
         "pairs": len(data),
         "confusion": {label: dict(matrix[label]) for label in RELATIONS},
@@ -110,6 +110,8 @@ def score(data: list[dict], verdicts: list, threshold: float, similarities: list
         ),
         "reliability": _reliability(data, verdicts),
     }
+    report["retirement_refusals"] = retirement_refusals(report)
+    return report
 
 
 def _reliability(data: list[dict], verdicts: list) -> list[dict]:
@@ -214,10 +216,9 @@ def format_report(report: dict) -> list[str]:
         lines.append(f"                {row['confidence']:<9}{row['pairs']:>6}{str(row['mean_confidence']):>12}"
                      f"{str(row['accuracy']):>7}")
     lines.append(f"  {report['ms_per_pair']} ms per pair")
-    refusals = retirement_refusals(report)
-    if refusals:
-        lines.append(f"  NOT SAFE TO RETIRE ON ITS OWN: {'; '.join(refusals)}. Run it queue-only "
-                     "(JUDGE_AUTO_RESOLVE_THRESHOLD=1.01: a person decides every dispute)")
+    if report["retirement_refusals"]:
+        lines.append(f"  NOT SAFE TO RETIRE ON ITS OWN: {'; '.join(report['retirement_refusals'])}. Run it "
+                     "queue-only (JUDGE_AUTO_RESOLVE_THRESHOLD=1.01: a person decides every dispute)")
     else:
         lines.append("  safe to retire on its own at this threshold: precision >= 0.98, no complementary pair retired")
     return lines

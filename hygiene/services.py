@@ -40,7 +40,6 @@ class Action(StrEnum):
 # an event: "when was cutover again?"), a task or an open question is a loop that its answer closes: none of them
 # retires a memory on a judge's word, nor is retired by one.
 STATEMENTS = frozenset({"fact", "decision", "preference", "plan", "lesson", "diagnosis"})
-LOOPS = frozenset({"task", "open-question"})
 
 
 def _a(kind: str) -> str:
@@ -79,7 +78,7 @@ def queue_refusal(*, older: str, newer: str, similarity: float, older_kind: str 
     small talk judged a "duplicate" of other small talk ("yep" / "nope") was most of the open conflicts on a long
     conversation (`make bench ARGS="retrieval --dataset conversations"`). Under JUDGE_QUEUE_SIMILARITY the pairs a judge called disputed were neighbours sharing a word (bench
     retrieval)."""
-    if is_question(newer) or (is_question(older) and older_kind not in LOOPS):
+    if is_question(newer) or (is_question(older) and older_kind not in Memory.LOOP_KINDS):
         return "a question"
     if "note" in (older_kind, newer_kind) and not (older_kind == newer_kind and same_writer):
         return "a remark weighed against another kind or writer"
