@@ -17,7 +17,8 @@ from pgvector.django import CosineDistance
 from config.errors import Code, Invalid, NotFound
 from config.errors import Conflict as ConflictError
 from hygiene.judge import Judge, Pair
-from hygiene.judge.signals import is_question, same_subject_changed_value, series_siblings, states_something
+from hygiene.judge.signals import (is_question, reports_done, same_subject_changed_value, series_siblings,
+                                   states_something)
 from hygiene.models import Conflict, Review, Verdict
 from hygiene.outbox import stale_run
 from memory import lifecycle
@@ -72,15 +73,18 @@ def queue_refusal(*, older: str, newer: str, similarity: float, older_kind: str 
     but an open question is a loop that a later statement answers, and a person who resolves the conflict closes it
     (bench judge: 3 of the 40 held-out replacements, 1 of the tuning ones, were answers the question rule recorded).
     A note (a remark in a conversation, and the kind of a write that names none) is weighed only against an earlier
-    note of the same writer: a remark disputes no stated fact, and one person's remark is not for anyone to settle
-    against another's (on the first evaluation set the notes queued across writers were neighbours, not updates,
-    and pulled a stale version up). Nor is a remark that states nothing one could check (signals.states_something):
-    small talk judged a "duplicate" of other small talk ("yep" / "nope") was most of the open conflicts on a long
-    conversation (`make bench ARGS="retrieval --dataset conversations"`). Under JUDGE_QUEUE_SIMILARITY the pairs a judge called disputed were neighbours sharing a word (bench
-    retrieval)."""
+    note of the same writer, or against the writer's own loop that it reports done ("Done: Stripe key rotated"; 3 of
+    the 40 tuning replacements): a remark disputes no stated fact, and one person's remark is not for anyone to
+    settle against another's (on the first evaluation set the notes queued across writers were neighbours, not
+    updates, and pulled a stale version up; a note that only shares a task's topic, with no word of it being done,
+    was one of them). Nor is a remark that states nothing one could check (signals.states_something): small talk
+    judged a "duplicate" of other small talk ("yep" / "nope") was most of the open conflicts on a long conversation
+    (`make bench ARGS="retrieval --dataset conversations"`). Under JUDGE_QUEUE_SIMILARITY the pairs a judge called
+    disputed were neighbours sharing a word (bench retrieval)."""
     if is_question(newer) or (is_question(older) and older_kind not in Memory.LOOP_KINDS):
         return "a question"
-    if "note" in (older_kind, newer_kind) and not (older_kind == newer_kind and same_writer):
+    closes_own_loop = newer_kind == "note" and older_kind in Memory.LOOP_KINDS and reports_done(newer)
+    if "note" in (older_kind, newer_kind) and not ((older_kind == newer_kind or closes_own_loop) and same_writer):
         return "a remark weighed against another kind or writer"
     if "note" in (older_kind, newer_kind) and not (states_something(older) and states_something(newer)):
         return "small talk"

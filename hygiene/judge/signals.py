@@ -113,6 +113,16 @@ def states_something(text: str) -> bool:
     return named or bool(signal_tokens(text)) or bool(_names(text)) or len(content_words(text)) >= 6
 
 
+# A remark that reports a loop finished says so ("Done: Stripe key rotated", "INFRA-88 closed", "postmortem is
+# published"); a remark that only shares a loop's topic ("warehouse bumped to LARGE for month-end") does not.
+DONE_CUES = re.compile(r"\b(done|closed|resolved|fixed|finished|completed|published|shipped|merged|answered|decided)\b",
+                       re.IGNORECASE)
+
+
+def reports_done(text: str) -> bool:
+    return bool(DONE_CUES.search(text))
+
+
 def template(text: str) -> str:
     """A text with its values masked: "burst write 7" and "burst write 8" share one template."""
     return mask_signals(" ".join(text.lower().split()))

@@ -15,13 +15,13 @@ def test_retrieval_quality_stays_above_its_floors(db):
     assert report["table"]["declared_supersede"]["stale@1"] == 0.0
     assert report["retired_returned"] == 0  # a superseded or forgotten memory never comes back without include_history
     assert floor_violations(report) == []
-    # Review (bench-results/retrieval-*.json; measured 28 of 30 undeclared replacements reached the judge, 8 queued,
-    # 6.7 open conflicts per 100 writes, no retirement its labels do not call a replacement): a change that hides
+    # Review (bench-results/retrieval-*.json; measured 28 of 30 undeclared replacements reached the judge, 9 queued,
+    # 7.0 open conflicts per 100 writes, no retirement its labels do not call a replacement): a change that hides
     # predecessors from the judge, stops queueing them, floods the queue or retires a fact silently fails here.
     outcomes = report["hygiene_outcomes"]
     assert outcomes["wrong_retirements"] == 0, outcomes["wrong_retirement_pairs"]
     assert outcomes["complementary_pairs_retired"] == 0
-    assert outcomes["undeclared_pairs_judged"] >= 27 and outcomes["undeclared_pairs_retired_or_queued"] >= 0.25
+    assert outcomes["undeclared_pairs_judged"] >= 27 and outcomes["undeclared_pairs_retired_or_queued"] >= 0.29
     assert outcomes["conflicts_open_per_100_writes"] <= 8
 
 
@@ -35,8 +35,8 @@ def test_the_conversations_stay_above_their_floors(db):
     print("\n".join(format_table(report)))
     assert report["retired_returned"] == 0
     assert floor_violations(report, "conversations") == []
-    outcomes = report["hygiene_outcomes"]  # measured: 5.6 conflicts per 100 writes, 133 of 146 judged, 0.438
+    outcomes = report["hygiene_outcomes"]  # measured: 5.9 conflicts per 100 writes, 133 of 146 judged, 0.466
     assert outcomes["wrong_retirements"] == 0, outcomes["wrong_retirement_pairs"]
     assert outcomes["complementary_pairs_retired"] == 0
     assert outcomes["conflicts_open_per_100_writes"] <= 7
-    assert outcomes["undeclared_pairs_judged"] >= 128 and outcomes["undeclared_pairs_retired_or_queued"] >= 0.42
+    assert outcomes["undeclared_pairs_judged"] >= 128 and outcomes["undeclared_pairs_retired_or_queued"] >= 0.45

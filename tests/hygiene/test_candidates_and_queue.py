@@ -135,11 +135,11 @@ def test_the_judge_alone_retires_only_the_same_writers_update_of_the_same_subjec
 
 
 def test_a_question_is_never_queued_and_distant_pairs_are_only_recorded(settings):
-    settings.JUDGE_QUEUE_SIMILARITY = 0.4
+    settings.JUDGE_QUEUE_SIMILARITY = 0.35
     assert queue_refusal(older="Noah is allergic to peanuts.", newer="what did I say Noah's allergy was again?",
                          similarity=0.8) == "a question"
     assert queue_refusal(older="Noah is allergic to peanuts.", newer="Noah is allergic to tree nuts too.",
-                         similarity=0.39) == "too far apart"
+                         similarity=0.34) == "too far apart"
     assert queue_refusal(older="Noah is allergic to peanuts.", newer="Noah is allergic to tree nuts too.",
                          similarity=0.7) is None
 
@@ -156,6 +156,42 @@ def test_an_answer_to_an_open_question_is_queued_but_a_question_never_is():
     # A question of any other kind asks for a fact and settles nothing.
     assert queue_refusal(**asked, newer="Decided: WebAuthn is required for admins.", older_kind="fact",
                          newer_kind="decision") == "a question"
+
+
+def test_a_writers_remark_that_reports_their_own_loop_done_is_queued():
+    """An agent closes its task with a remark ("Done: ..."), the kind of an untyped write. Measured (bench judge,
+    tuning pairs): 3 of the 40 replacements were such remarks that the note rule only recorded."""
+    task = {"older": "TODO: rotate the Stripe API key for billing before Friday.", "older_kind": "task",
+            "newer_kind": "note", "similarity": 0.8}
+    assert queue_refusal(**task, newer="Done: Stripe key for billing rotated on Thursday, old key revoked.") is None
+    assert queue_refusal(**task, newer="INFRA-88 closed: the disk pressure was a log rotation misconfig.") is None
+    # A remark that only shares the loop's topic reports nothing done; another writer's remark is theirs.
+    assert queue_refusal(**task, newer="Stripe billing keys live in the payments vault under /billing.") == \
+        "a remark weighed against another kind or writer"
+    assert queue_refusal(**task, newer="Done: Stripe key for billing rotated on Thursday, old key revoked.",
+                         same_writer=False) == "a remark weighed against another kind or writer"
+    # Only a loop is closed by a remark: a stated fact is not.
+    assert queue_refusal(**{**task, "older_kind": "fact"}, newer="Done: Stripe key for billing rotated.") == \
+        "a remark weighed against another kind or writer"
+
+
+def test_a_person_closes_a_task_from_the_queue_when_its_writer_reports_it_done(api, work, fake_vllm):
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.97, "rationale": "reports it done"}
+    acme = build_tenant("acme")
+    task = remember(api, acme.member_token, "TODO: rotate the Stripe API key for billing before Friday.", kind="task")
+    work()
+    done = remember(api, acme.member_token, "Done: Stripe key for billing rotated on Thursday, old key revoked.")
+    work()
+    (verdict,) = judged_as_member(acme, done)
+    assert (verdict.decision, verdict.rationale) == (
+        "conflict", "reports it done; queued: a note does not retire a task on a judge's word")
+    (conflict,) = conflicts_of(acme, done)
+    resolved = api(acme.member_token).post(f"/api/v1/conflicts/{conflict.id}/resolve",
+                                            {"decision": "supersede", "winner": done}, format="json")
+    assert resolved.status_code == 200, resolved.content
+    with rls.tenant_scope(acme.scope):
+        closed = Memory.objects.get(pk=task)
+    assert (closed.status, closed.loop, closed.closed_by_id) == ("superseded", "closed", done)
 
 
 def test_a_person_closes_an_answered_open_question_from_the_queue(api, work, fake_vllm):
