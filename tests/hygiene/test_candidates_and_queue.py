@@ -1,5 +1,7 @@
 """Which memories a review looks at (every visible live memory of the project, any writer, and the writer's own
 personal ones; RLS applies to the reviewing identity), and when a verdict asks a person (the queue rule)."""
+import pytest
+
 from hygiene.judge import Verdict as JudgeVerdict
 from hygiene.models import Conflict, Verdict
 from hygiene.services import Action, action_for, queue_refusal, retire_refusal
@@ -175,44 +177,31 @@ def test_a_writers_remark_that_reports_their_own_loop_done_is_queued():
         "a remark weighed against another kind or writer"
 
 
-def test_a_person_closes_a_task_from_the_queue_when_its_writer_reports_it_done(api, work, fake_vllm):
-    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.97, "rationale": "reports it done"}
+# An open question or a task is a loop: never retired on a judge's word, so a person decides, and closes it.
+@pytest.mark.parametrize("loop, closing, why", [
+    ({"content": "Open question: should admin accounts require WebAuthn?", "kind": "open-question"},
+     {"content": "Decided: WebAuthn is required for all admin accounts from October.", "kind": "decision"},
+     "a decision does not retire an open-question on a judge's word"),
+    # An agent's untyped remark that reports its writer's task done.
+    ({"content": "TODO: rotate the Stripe API key for billing before Friday.", "kind": "task"},
+     {"content": "Done: Stripe key for billing rotated on Thursday, old key revoked."},
+     "a note does not retire a task on a judge's word"),
+])
+def test_a_person_closes_a_loop_from_the_queue(api, work, fake_vllm, loop, closing, why):
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.97, "rationale": "closes it"}
     acme = build_tenant("acme")
-    task = remember(api, acme.member_token, "TODO: rotate the Stripe API key for billing before Friday.", kind="task")
+    opened = remember(api, acme.member_token, **loop)
     work()
-    done = remember(api, acme.member_token, "Done: Stripe key for billing rotated on Thursday, old key revoked.")
-    work()
-    (verdict,) = judged_as_member(acme, done)
-    assert (verdict.decision, verdict.rationale) == (
-        "conflict", "reports it done; queued: a note does not retire a task on a judge's word")
-    (conflict,) = conflicts_of(acme, done)
-    resolved = api(acme.member_token).post(f"/api/v1/conflicts/{conflict.id}/resolve",
-                                            {"decision": "supersede", "winner": done}, format="json")
-    assert resolved.status_code == 200, resolved.content
-    with rls.tenant_scope(acme.scope):
-        closed = Memory.objects.get(pk=task)
-    assert (closed.status, closed.loop, closed.closed_by_id) == ("superseded", "closed", done)
-
-
-def test_a_person_closes_an_answered_open_question_from_the_queue(api, work, fake_vllm):
-    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.97, "rationale": "answers it"}
-    acme = build_tenant("acme")
-    question = remember(api, acme.member_token, "Open question: should admin accounts require WebAuthn?",
-                        kind="open-question")
-    work()
-    answer = remember(api, acme.member_token, "Decided: WebAuthn is required for all admin accounts from October.",
-                      kind="decision")
+    answer = remember(api, acme.member_token, **closing)
     work()
     (verdict,) = judged_as_member(acme, answer)
-    # An open question is a loop: never retired on a judge's word, so a person decides.
-    assert (verdict.decision, verdict.rationale) == (
-        "conflict", "answers it; queued: a decision does not retire an open-question on a judge's word")
+    assert (verdict.decision, verdict.rationale) == ("conflict", f"closes it; queued: {why}")
     (conflict,) = conflicts_of(acme, answer)
     resolved = api(acme.member_token).post(f"/api/v1/conflicts/{conflict.id}/resolve",
                                             {"decision": "supersede", "winner": answer}, format="json")
     assert resolved.status_code == 200, resolved.content
     with rls.tenant_scope(acme.scope):
-        closed = Memory.objects.get(pk=question)
+        closed = Memory.objects.get(pk=opened)
     assert (closed.status, closed.loop, closed.closed_by_id) == ("superseded", "closed", answer)
 
 
