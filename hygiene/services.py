@@ -17,8 +17,13 @@ from pgvector.django import CosineDistance
 from config.errors import Code, Invalid, NotFound
 from config.errors import Conflict as ConflictError
 from hygiene.judge import Judge, Pair
-from hygiene.judge.signals import (is_question, reports_done, same_subject_changed_value, series_siblings,
-                                   states_something)
+from hygiene.judge.signals import (
+    is_question,
+    reports_done,
+    same_subject_changed_value,
+    series_siblings,
+    states_something,
+)
 from hygiene.models import Conflict, Review, Verdict
 from hygiene.outbox import stale_run
 from memory import lifecycle
