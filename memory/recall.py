@@ -233,7 +233,7 @@ def memory_recall(
     steps.lap("fusion")
     hits = _hydrate(ranked, q)
     steps.lap("hydration")
-    warnings = _annotate(hits, q)
+    warnings = _annotate(hits, q, project)
     steps.lap("annotation")
     trace = {
         "query": q.query,
@@ -392,10 +392,20 @@ def _with_partners(hits: list[Hit], conflicts: list[tuple[str, str, str]], partn
     return ordered
 
 
-def _annotate(hits: list[Hit], q: RecallQuery) -> list[tuple[Memory, Check]]:
+def _fits(memory: Memory, q: RecallQuery, project: Project | None) -> bool:
+    """Whether a memory passes the query's own filters (_filters): a partner comes along only where the caller asked
+    to look, so `scope: personal` or `kinds: [fact]` never brings back a project memory or a preference."""
+    return ((q.scope == "all" or memory.scope == q.scope)
+            and (project is None or memory.project_id == project.id or memory.scope == Memory.Scope.PERSONAL)
+            and (not q.kinds or memory.kind in q.kinds)
+            and (q.as_of is None or memory.created_at <= q.as_of))
+
+
+def _annotate(hits: list[Hit], q: RecallQuery, project: Project | None) -> list[tuple[Memory, Check]]:
     """Flags, successors' reasons, open-conflict partners (``_with_partners``) and failed-check warnings.
 
-    A partner that does not fit in ``k`` is left out; its hit still says ``in_conflict`` and ``conflicts_with``.
+    A partner that does not fit in ``k``, or outside the query's filters, is left out; its hit still says
+    ``in_conflict`` and ``conflicts_with``.
     """
     now = q.as_of or timezone.now()
     ids = [hit.memory.id for hit in hits]
@@ -409,7 +419,7 @@ def _annotate(hits: list[Hit], q: RecallQuery) -> list[tuple[Memory, Check]]:
                 if heads.get(newer) != older]
     ordering_partners = selectors.conflict_partners(ordering)
     missing = {p for i in ids for p in ordering_partners.get(i, []) if p not in ids}
-    partner_memories = {m_id: m for m_id, m in _load(list(missing)).items() if m.is_live}
+    partner_memories = {m_id: m for m_id, m in _load(list(missing)).items() if m.is_live and _fits(m, q, project)}
     hits[:] = _with_partners(hits, ordering, partner_memories, q.k)
     for hit in hits:
         hit.stands_for = [newer for newer, head in heads.items() if head == hit.memory.id]

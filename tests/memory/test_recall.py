@@ -102,6 +102,22 @@ def test_conflict_partners_count_towards_k(remember, recall, acme):
     assert alone["results"][0]["flags"] == ["in_conflict"] and alone["results"][0]["conflicts_with"] == [rival["id"]]
 
 
+def test_a_conflict_partner_comes_along_only_inside_the_querys_filters(remember, recall, acme):
+    """A caller who asks for personal memories, or for facts, gets no project memory or preference as a partner."""
+    mine = remember(acme.member_token, "The cache TTL is 300 seconds.", kind="preference", scope="personal")
+    theirs = remember(acme.member_token, "The cache TTL is 600 seconds.", kind="fact", project="web")
+    mine, theirs = mine["memory"]["id"], theirs["memory"]["id"]
+    with rls.tenant_scope(rls.Scope(org_id=acme.org.id, user_id=acme.member.id)):  # who sees both
+        Conflict.objects.create(org=acme.org, a_id=mine, b_id=theirs, relation="contradicts")
+    assert set(ids(recall(acme.member_token, "What is the cache TTL?"))) == {mine, theirs}
+    for query_filter, expected in [({"scope": "personal"}, mine), ({"scope": "project"}, theirs),
+                                   ({"kinds": ["preference"]}, mine), ({"kinds": ["fact"]}, theirs)]:
+        body = recall(acme.member_token, "The cache TTL is 300 seconds.", **query_filter)
+        assert ids(body) == [expected], query_filter
+        # Still flagged: the partner exists, it is only outside what was asked for.
+        assert body["results"][0]["flags"] == ["in_conflict"]
+
+
 def test_no_age_penalty_an_old_right_answer_stays_first(remember, recall, acme):
     lesson = remember(acme.member_token, "If the Redis failover hangs, promote the replica by hand with "
                       "sentinel failover.", kind="lesson")["memory"]["id"]
