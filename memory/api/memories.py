@@ -1,6 +1,7 @@
 """Memory endpoints of API.md: remember, read (detail, history, feed), forget, restore, purge, links."""
 import json
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -198,9 +199,14 @@ class ForgetView(TenantAPIView):
 
 
 class RestoreView(TenantAPIView):
-    @extend_schema(operation_id="memory_restore", request=None, responses={
+    class Input(serializers.Serializer):
+        """No fields; a body, when sent, is still checked like any other (JSON, an object, at most 1 MiB)."""
+
+    # An empty serializer leaves the body out of the document: say "any JSON object (ignored)" instead.
+    @extend_schema(operation_id="memory_restore", request={"application/json": OpenApiTypes.OBJECT}, responses={
         200: MemoryOnlyOutput, 409: error("The memory is already live.")})
     def post(self, request, memory_id: str):
+        self.validated(self.Input)  # a bad body changes nothing
         memory = services.memory_restore(principal=self.principal, memory_id=memory_id)
         return Response({"memory": MemoryOutput(memory).data})
 

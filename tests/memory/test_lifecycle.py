@@ -26,6 +26,24 @@ def test_forget_and_restore_are_exact_reversals(remember, api, acme):
     assert actions == ["remembered", "forgot", "restored"]
 
 
+@pytest.mark.parametrize(("body", "content_type", "status", "code"), [
+    ("{bad", "application/json", 400, "malformed_json"),
+    ("[1]", "application/json", 400, "invalid"),
+    ("hello", "text/plain", 415, "unsupported_media_type"),
+    ('{"padding": "' + "x" * (1024 * 1024) + '"}', "application/json", 413, "body_too_large"),
+])
+def test_a_restore_with_a_bad_body_is_refused_and_restores_nothing(remember, api, acme, body, content_type, status,
+                                                                  code):
+    memory = remember(acme.member_token, "The VPN needs MFA.")["memory"]
+    post(api, acme.member_token, f"/api/v1/memories/{memory['id']}/forget")
+    response = api(acme.member_token).post(f"/api/v1/memories/{memory['id']}/restore", body,
+                                           content_type=content_type)
+    assert (response.status_code, response.json()["error"]["code"]) == (status, code)
+    assert api(acme.member_token).get(f"/api/v1/memories/{memory['id']}").json()["memory"]["status"] == "forgotten"
+    # No body at all is the usual call.
+    assert api(acme.member_token).post(f"/api/v1/memories/{memory['id']}/restore").status_code == 200
+
+
 def test_restore_reverses_a_supersede_and_reopens_the_loop(remember, api, acme):
     task = remember(acme.member_token, "Migrate CI to the new runners", kind="task")["memory"]
     done = remember(acme.member_token, "CI runs on the new runners now", links=supersedes(task["id"], reason="done"))
