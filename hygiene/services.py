@@ -294,10 +294,11 @@ def conflict_resolve(*, principal: Principal, conflict_id: str, decision: str, w
         raise NotFound(Code.NOT_FOUND, "No such conflict.")
     if conflict.status != Conflict.Status.OPEN:
         raise ConflictError(Code.ALREADY_RESOLVED, "This conflict has already been resolved.")
+    # A winner outside the pair is refused whatever the decision: a client that names one meant something else.
+    if (decision == "supersede" or winner is not None) and winner not in {conflict.a_id, conflict.b_id}:
+        raise Invalid(Code.INVALID, "winner must be one of the conflict's two memories.",
+                      {"fields": {"winner": ["Not in this conflict."]}})
     if decision == "supersede":
-        if winner not in {conflict.a_id, conflict.b_id}:
-            raise Invalid(Code.INVALID, "winner must be one of the conflict's two memories.",
-                          {"fields": {"winner": ["Not in this conflict."]}})
         loser_id = conflict.b_id if winner == conflict.a_id else conflict.a_id
         if locked[loser_id].is_live:
             lifecycle.supersede(locked[loser_id], successor=locked[winner], reason=f"review by {principal.user.email}",

@@ -44,8 +44,7 @@ def _input_schema(spec: ToolSpec) -> dict:
     schema: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
     body = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
     if body is not None:
-        name = body["$ref"].rsplit("/", 1)[-1]
-        component = _openapi()["components"]["schemas"][name]
+        component = _inlined(body)  # a named component, or an inline object (restore: any object, ignored)
         schema["properties"].update(component.get("properties", {}))
         schema["required"] += component.get("required", [])
     for parameter in operation.get("parameters", []):  # path ids and query parameters become arguments

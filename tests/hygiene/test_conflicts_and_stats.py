@@ -47,6 +47,7 @@ def test_keeping_both_retires_nothing(api, acme, conflict):
 @pytest.mark.parametrize("body", [
     {"decision": "flip_a_coin"}, {"decision": "supersede"},
     {"decision": "supersede", "winner": "mem_01ARZ3NDEKTSV4RRFFQ69G5FAV"},
+    {"decision": "keep_both", "winner": "mem_01ARZ3NDEKTSV4RRFFQ69G5FAV"},  # a winner outside the pair, whatever
 ])
 def test_bad_resolutions_are_400_and_change_nothing(api, acme, conflict, body):
     response = api(acme.member_token).post(f"/api/v1/conflicts/{conflict.id}/resolve", body, format="json")
