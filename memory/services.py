@@ -91,7 +91,8 @@ def memory_remember(
     steps = steps or StepTimer()
     supersedes = draft.supersedes
     reasons = {link.dst: link.reason for link in draft.links if link.type == Link.Type.SUPERSEDES}
-    _check_declaration(principal, supersedes, reasons)
+    declared = sum(link.type == Link.Type.SUPERSEDES for link in draft.links)  # API.md counts links, not targets
+    _check_declaration(principal, supersedes, reasons, declared)
     project = _project_for_write(principal, draft.project)
     scope = draft.scope or (Memory.Scope.PROJECT if project else Memory.Scope.PERSONAL)
     if scope == Memory.Scope.PROJECT and project is None:
@@ -147,11 +148,12 @@ def _store(principal: Principal, draft: MemoryDraft, scope: str, project: Projec
     return memory
 
 
-def _check_declaration(principal: Principal, supersedes: list[str], reasons: dict[str, str | None]) -> None:
+def _check_declaration(principal: Principal, supersedes: list[str], reasons: dict[str, str | None],
+                       declared: int) -> None:
     """Who may declare a supersede, how many, and with which reasons: refused before anything is written."""
     if not supersedes:
         return
-    if len(supersedes) > MAX_SUPERSEDES:
+    if declared > MAX_SUPERSEDES:
         raise Invalid(Code.TOO_MANY_SUPERSEDES, f"A write may supersede at most {MAX_SUPERSEDES} memories.")
     if principal.is_watcher:  # API.md keeps its own code for this case
         raise Forbidden(Code.SUPERSEDE_FORBIDDEN, "Watcher tokens write provisional memories and cannot supersede.")

@@ -134,6 +134,10 @@ def test_more_than_ten_supersedes_is_refused(remember, visible_count, acme):
     ids = [remember(acme.member_token, f"Fact number {i} about the release train")["memory"]["id"] for i in range(11)]
     response = remember(acme.member_token, "All release facts in one", expect=400, links=supersedes(*ids))
     assert response["error"]["code"] == "too_many_supersedes"
+    # The contract counts declared links: eleven naming one target are eleven.
+    repeated = remember(acme.member_token, "One release fact, said eleven times", expect=400,
+                        links=supersedes(*[ids[0]] * 11))
+    assert repeated["error"]["code"] == "too_many_supersedes"
     assert visible_count(acme.member_token, "live") == 11
 
 
