@@ -13,6 +13,11 @@ from tenants.auth import Identity, Principal, principal_for
 from tenants.ratelimit import rate_limit_check
 
 
+# What the services answer for an id that does not exist, per path parameter.
+MISSING = {"memory_id": "No such memory.", "conflict_id": "No such conflict.", "source_id": "No such source.",
+           "slug": "No such project.", "token_id": "No such token."}
+
+
 class TenantAPIView(APIView):
     """Each request runs in exactly one transaction, as the caller (the rule in tenants/rls.py).
 
@@ -64,10 +69,10 @@ class TenantAPIView(APIView):
     @staticmethod
     def check_path_and_query(request, kwargs: dict) -> None:
         """No NUL or lone surrogate reaches Postgres (it would refuse them with a 500): in a path they are 404 like
-        any unknown id, in a query string 400."""
-        for value in kwargs.values():
+        any unknown id, with the same message (API.md: missing things answer identically), in a query string 400."""
+        for name, value in kwargs.items():
             if isinstance(value, str) and text_problem(value):
-                raise NotFound(Code.NOT_FOUND, "No such resource.")
+                raise NotFound(Code.NOT_FOUND, MISSING.get(name, "No such resource."))
         for name, values in request.query_params.lists():
             for value in [name, *values]:
                 if problem := text_problem(value):

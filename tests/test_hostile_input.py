@@ -128,9 +128,12 @@ def test_unstorable_text_is_refused_on_every_body(api, acme, path):
     ("post", "/api/v1/conflicts/cfl_%00/resolve"),
 ])
 def test_a_nul_in_a_path_id_is_404(api, acme, method, path):
-    body = {"outcome": "pass", "detail": "d"} if path.endswith("checks") else {}
+    body = {"checks": {"outcome": "pass", "detail": "d"}, "resolve": {"decision": "keep_both"}}.get(
+        path.rsplit("/", 1)[-1], {})
     response = getattr(api(acme.admin_token), method)(path, body, format="json")
-    assert error_of(response, 404)["code"] == "not_found"
+    # Answered like any id that does not exist (API.md: missing things answer identically).
+    missing = getattr(api(acme.admin_token), method)(path.replace("%00", "0"), body, format="json")
+    assert error_of(response, 404) == error_of(missing, 404) and error_of(response, 404)["code"] == "not_found"
 
 
 @pytest.mark.parametrize("query", [
