@@ -1,4 +1,5 @@
 """Checks, sources and loops (seeds 003 and 004)."""
+from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -10,6 +11,8 @@ from memory.api.objects import MAX_CONTENT_CHARS, MEMORY_ID, CheckOutput, Memory
 from memory.embeddings import embed_one
 from memory.models import Check, Memory
 from tenants.views import TenantAPIView
+
+ABSOLUTE_URI = RegexValidator(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$", "Enter an absolute URL or URI (scheme:...), without spaces.")
 
 
 class ChecksView(TenantAPIView):
@@ -34,7 +37,9 @@ class SourcesView(TenantAPIView):
         source_id = StrictCharField(max_length=500)
         content = StrictCharField(max_length=MAX_CONTENT_CHARS, trim_whitespace=False)
         version = StrictCharField(max_length=100, required=False, allow_null=True)
-        url = serializers.URLField(max_length=2000, required=False, allow_null=True)
+        # Any absolute URI: an intranet wiki (http://wiki/page) or a bucket (s3://docs/a.md) is a source too. Pages
+        # show it as text, never as a link, so no scheme can run anything.
+        url = StrictCharField(max_length=2000, required=False, allow_null=True, validators=[ABSOLUTE_URI])
         kind = serializers.ChoiceField(choices=Memory.Kind.choices, default=Memory.Kind.FACT)
         project = StrictSlugField(required=False, allow_null=True)
 

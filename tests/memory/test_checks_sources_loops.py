@@ -69,6 +69,19 @@ def test_checks_on_invisible_memories_are_404(remember, api, acme, globex):
     assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
 
 
+@pytest.mark.parametrize(("url", "status"), [
+    ("s3://acme-docs/pricing.md", 201), ("http://wiki/pricing", 201), ("https://acme.test/pricing?v=2", 201),
+    ("not a url", 400), ("pricing.md", 400), (17, 400),
+])
+def test_a_source_url_is_any_absolute_uri(api, acme, url, status):
+    response = post(api, acme.member_token, "/api/v1/sources", {"source_id": "pricing", "url": url, "content": "x"})
+    assert response.status_code == status, response.content
+    if status == 201:
+        assert response.json()["memory"]["source"]["url"] == url
+    else:
+        assert "url" in response.json()["error"]["details"]["fields"]
+
+
 def test_sources_version_by_content_hash(api, recall, acme):
     token = acme.member_token
     first = post(api, token, "/api/v1/sources", {"source_id": "pricing-page", "url": "https://acme.test/pricing",
