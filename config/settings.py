@@ -270,5 +270,10 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # A body over DATA_UPLOAD_MAX_MEMORY_SIZE is the client's mistake, answered 413 in the envelope (and in the
+        # access log); Django would also log it as an ERROR with a whole traceback.
+        "django.security.RequestDataTooBig": {"level": "CRITICAL"},
+    },
 }
