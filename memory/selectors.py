@@ -1,6 +1,7 @@
 """Every non-trivial read of the memory domain. Row-level security decides visibility; these decide order."""
 import base64
 import binascii
+import heapq
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -82,7 +83,9 @@ def memory_get(*, memory_id: str) -> Memory:
 
 
 def memory_chain(*, memory: Memory) -> list[Memory]:
-    """Every version connected to this one through supersedes links that retired something, oldest first.
+    """Every version connected to this one through supersedes links that retired something, oldest first: each
+    version before the one that replaced it (_in_replacement_order), so the current version comes last even when a
+    review kept the older memory and retired the newer one.
 
     UNION, not UNION ALL: a version already reached is not walked again, so even a loop of links ends (issue 11).
     """
@@ -101,7 +104,34 @@ def memory_chain(*, memory: Memory) -> list[Memory]:
             [memory.id],
         )
         ids = [row[0] for row in cursor.fetchall()]
-    return list(with_relations(Memory.objects.filter(pk__in=ids)).order_by("created_at", "id"))
+    versions = list(with_relations(Memory.objects.filter(pk__in=ids)).order_by("created_at", "id"))
+    replaced = Link.objects.filter(type=Link.Type.SUPERSEDES, retired_dst=True, undone_at__isnull=True,
+                                   src_id__in=ids, dst_id__in=ids).values_list("dst_id", "src_id")
+    return _in_replacement_order(versions, list(replaced))
+
+
+def _in_replacement_order(versions: list[Memory], replaced: list[tuple[str, str]]) -> list[Memory]:
+    """``versions`` (in creation order) with each one before its successors; (retired, successor) pairs. Creation
+    order decides between versions that no link orders (two replaced by one write) and inside a loop of links."""
+    position = {m.id: i for i, m in enumerate(versions)}
+    successors: dict[str, list[str]] = {m.id: [] for m in versions}
+    waiting = dict.fromkeys(position, 0)  # predecessors not yet listed
+    for retired, successor in replaced:
+        if retired != successor:
+            successors[retired].append(successor)
+            waiting[successor] += 1
+    ready = [position[i] for i, n in waiting.items() if n == 0]
+    heapq.heapify(ready)
+    ordered: list[Memory] = []
+    while ready:
+        version = versions[heapq.heappop(ready)]
+        ordered.append(version)
+        for successor in successors[version.id]:
+            waiting[successor] -= 1
+            if waiting[successor] == 0:
+                heapq.heappush(ready, position[successor])
+    listed = {m.id for m in ordered}
+    return ordered + [m for m in versions if m.id not in listed]  # a loop of links: creation order
 
 
 def memory_links(*, memory: Memory) -> list[Link]:

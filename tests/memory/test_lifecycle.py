@@ -1,6 +1,8 @@
 """forget, restore, links, detail, history and the feed."""
 import pytest
 
+from hygiene.models import Conflict
+from tenants import rls
 from tests.memory.test_remember import supersedes
 
 
@@ -94,6 +96,22 @@ def test_history_is_the_whole_chain_oldest_first(remember, api, acme):
         chain = api(acme.member_token).get(f"/api/v1/memories/{memory_id}/history").json()["chain"]
         assert [m["id"] for m in chain] == expected
     assert [m["status"] for m in chain] == ["superseded", "superseded", "live"]
+
+
+def test_a_chain_lists_a_version_before_its_replacement_even_when_the_older_one_won(remember, api, acme):
+    """A review that keeps the older memory retires the newer one: the current version still comes last."""
+    older = remember(acme.member_token, "The on-call rotation changes every Monday at 09:00.")["memory"]["id"]
+    newer = remember(acme.member_token, "The on-call rotation changes every Wednesday at 09:00.")["memory"]["id"]
+    with rls.tenant_scope(rls.Scope(org_id=acme.org.id, user_id=acme.member.id)):
+        conflict = Conflict.objects.create(org=acme.org, a_id=older, b_id=newer, relation="contradicts")
+    resolved = post(api, acme.member_token, f"/api/v1/conflicts/{conflict.id}/resolve",
+                    {"decision": "supersede", "winner": older})
+    assert resolved.status_code == 200, resolved.content
+    for memory_id in (older, newer):
+        chain = api(acme.member_token).get(f"/api/v1/memories/{memory_id}/history").json()["chain"]
+        assert [(m["id"], m["status"]) for m in chain] == [(newer, "superseded"), (older, "live")]
+        detail = api(acme.member_token).get(f"/api/v1/memories/{memory_id}").json()
+        assert [m["id"] for m in detail["chain"]] == [newer, older]
 
 
 def test_project_memories_are_the_teams_personal_ones_are_not(remember, api, acme):
