@@ -208,13 +208,24 @@ class DatabaseUnavailableMiddleware:
 def error_page(request: HttpRequest, status: int, message: str, *, principal=None,
                headers: dict | None = None) -> HttpResponse:
     """An error as a web page (tenants/pages.py); ``principal`` keeps the navigation for a signed-in user."""
-    titles = {400: "That did not work", 403: "Not allowed", 404: "Not found", 409: "Conflict",
+    titles = {400: "That did not work", 403: "Not allowed", 404: "Not found", 405: "Not a page", 409: "Conflict",
               410: "Link no longer valid", 429: "Slow down"}
     context = {"title": titles.get(status, "Error"), "status": status, "message": message, "principal": principal}
     response = render(request, "zm/error.html", context, status=status)
     for name, value in (headers or {}).items():
         response[name] = value
     return response
+
+
+class PageMethods:
+    """For page views: a method the address does not take gets the error page, not Django's empty 405 (a GET of a
+    form's target, say after signing in again)."""
+
+    def http_method_not_allowed(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        allowed = [method for method in self._allowed_methods() if method != "OPTIONS"]
+        message = ("This address is where a form's button sends its answer, not a page: go back and use the button."
+                   if allowed == ["POST"] else f"This page does not take a {request.method}.")
+        return error_page(request, 405, message, headers={"Allow": ", ".join(allowed)})
 
 
 def _wants_page(request: HttpRequest) -> bool:

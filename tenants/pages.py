@@ -6,6 +6,8 @@ the session resolves to an ``Identity`` (tenants/auth.py, the same function the 
 as the caller, the principal is loaded, and the handler runs the same services and selectors the API does. A domain
 error renders the error page with its status; any answer of 400 or more rolls the transaction back.
 """
+from urllib.parse import urlsplit
+
 from django.contrib.auth import logout
 from django.contrib.auth.views import redirect_to_login
 from django.db import transaction
@@ -14,7 +16,7 @@ from django.shortcuts import render
 from django.views import View
 from rest_framework.exceptions import AuthenticationFailed
 
-from config.errors import Code, DomainError, Forbidden, Invalid, NotFound, error_page
+from config.errors import Code, DomainError, Forbidden, Invalid, NotFound, PageMethods, error_page
 from config.parsers import text_problem
 from tenants import rls
 from tenants.auth import Principal, principal_for, session_identity
@@ -25,7 +27,7 @@ class _SessionEnded(Exception):
     """The session's user left the organization or changed password: sign in again."""
 
 
-class TenantPage(View):
+class TenantPage(PageMethods, View):
     """A page as the signed-in user. Subclasses set ``template_name`` and ``nav`` and write ``get``/``post`` that
     call ``self.page(context)``; members and admins see what the API shows them, nothing more."""
 
@@ -36,7 +38,7 @@ class TenantPage(View):
     def dispatch(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
         identity = session_identity(request.session)
         if identity is None:
-            return redirect_to_login(request.get_full_path())
+            return redirect_to_login(self.after_sign_in(request))
         handler = getattr(self, request.method.lower(), None)
         if request.method.lower() not in self.http_method_names or handler is None:
             return self.http_method_not_allowed(request, *args, **kwargs)
@@ -59,11 +61,21 @@ class TenantPage(View):
             return response
         except _SessionEnded:
             logout(request)
-            return redirect_to_login(request.get_full_path())
+            return redirect_to_login(self.after_sign_in(request))
         except DomainError as error:
             return error_page(request, error.status, error.message, principal=self.principal, headers=error.headers)
         except Http404:
             return error_page(request, 404, "No such page.", principal=self.principal)
+
+    @staticmethod
+    def after_sign_in(request: HttpRequest) -> str:
+        """Where signing in leads back to: the page asked for; for a form sent after the session ended, the page the
+        form was on (its target only takes the form's POST), else the start page."""
+        if request.method == "GET":
+            return request.get_full_path()
+        referer = urlsplit(request.headers.get("Referer", ""))
+        same_site = referer.netloc == request.get_host() and referer.path.startswith("/")
+        return (referer.path + (f"?{referer.query}" if referer.query else "")) if same_site else "/"
 
     @staticmethod
     def check_path_and_query(request: HttpRequest, kwargs: dict) -> None:

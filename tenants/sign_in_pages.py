@@ -10,7 +10,7 @@ from django.views import View
 from django.views.decorators.debug import sensitive_post_parameters
 from django.utils.decorators import method_decorator
 
-from config.errors import error_page
+from config.errors import PageMethods, error_page
 from config.parsers import text_problem
 from tenants import rls, sign_in
 
@@ -37,7 +37,7 @@ class SignInForm(forms.Form):
 
 
 @method_decorator(sensitive_post_parameters("password"), name="dispatch")
-class SignInView(View):
+class SignInView(PageMethods, View):
     template_name = "zm/sign_in.html"
 
     def get(self, request: HttpRequest) -> HttpResponse:
@@ -98,7 +98,7 @@ class ChoosePasswordForm(forms.Form):
 
 
 @method_decorator(sensitive_post_parameters("password1", "password2"), name="dispatch")
-class SignInLinkView(View):
+class SignInLinkView(PageMethods, View):
     """GET shows who the link signs in and asks for a password; only the POST spends the link, so a link preview
     (a chat client fetching the URL) does not."""
 
@@ -133,7 +133,7 @@ class SignInLinkView(View):
         return redirect("/")
 
 
-class SignOutView(View):
+class SignOutView(PageMethods, View):
     http_method_names = ["post"]
 
     def post(self, request: HttpRequest) -> HttpResponse:

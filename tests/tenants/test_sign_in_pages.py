@@ -12,6 +12,7 @@ from django.test import Client
 from tenants import rls
 from tenants.auth import SESSION_ORG_KEY
 from tenants.sign_in import sign_in_link
+from tests.pages import signed_in
 
 GOOD_PASSWORD = "correct horse battery staple"
 
@@ -171,3 +172,20 @@ def test_the_stylesheet_is_served_by_the_app_and_unknown_pages_are_pages(db):
     assert missing.status_code == 404 and missing["Content-Type"].startswith("text/html")
     api_missing = Client().get("/api/v1/no-such-thing")
     assert api_missing.status_code == 404 and api_missing.json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize("path", ["/org/tokens/tok_0/revoke", "/conflicts/cfl_0/resolve", "/sign-out"])
+def test_opening_a_forms_target_shows_the_error_page_not_an_empty_405(acme, path):
+    answer = signed_in(acme, acme.admin).get(path)
+    assert (answer.status_code, answer["Allow"]) == (405, "POST")
+    html = answer.content.decode()
+    assert html.count("<h1>") == 1 and "use the button" in html and 'href="/"' in html
+
+
+def test_a_form_sent_after_the_session_ended_signs_in_back_to_the_page_it_was_on(acme):
+    host = settings.ALLOWED_HOSTS[0] if settings.ALLOWED_HOSTS[0] != "*" else "testserver"
+    answer = Client().post("/org/tokens/tok_0/revoke", HTTP_HOST=host, HTTP_REFERER=f"http://{host}/org/tokens?x=1")
+    assert (answer.status_code, answer["Location"]) == (302, "/sign-in?next=/org/tokens%3Fx%3D1")
+    # A referer from elsewhere is not followed: the start page.
+    elsewhere = Client().post("/org/tokens/tok_0/revoke", HTTP_HOST=host, HTTP_REFERER="https://evil.test/org/tokens")
+    assert elsewhere["Location"] == "/sign-in?next=/"
