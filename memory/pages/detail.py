@@ -19,6 +19,9 @@ from tenants.selectors import api_token_list
 ACTIONS = {"forget", "restore", "check", "correct"}
 # Which field of the correction form a refusal of remember is about (the rest show as a message).
 CORRECTION_FIELDS = {Code.REASON_REQUIRED: "reason", Code.CONTENT_TOO_LARGE: "content"}
+# A check's refusals that are about the correction it names (the checked memory itself was found before).
+CHECK_FIELDS = {Code.NOT_FOUND: "corrected_by", Code.SUCCESSOR_NOT_LIVE: "corrected_by",
+                Code.SUCCESSOR_LESS_VISIBLE: "corrected_by", Code.INVALID: "corrected_by"}
 
 
 class SeeOther(HttpResponseRedirect):
@@ -69,12 +72,14 @@ class MemoryPage(TenantPage):
                     target = self.correct(memory, data)
                     done = f"Correction stored; it replaces {memory_id}."
         except DomainError as error:
-            field = CORRECTION_FIELDS.get(error.code) if action == "correct" else None
+            field = {"correct": CORRECTION_FIELDS, "check": CHECK_FIELDS}.get(action, {}).get(error.code)
             if field:
                 form.add_error(field, error.message)
             else:
                 messages.error(request, error.message)
-            return self.memory_page(memory_id, {action: form}, status=error.status)
+            # An unknown correction is a mistake in the form, beside its field: 400, not "this page is missing".
+            status = 400 if field and error.code == Code.NOT_FOUND else error.status
+            return self.memory_page(memory_id, {action: form}, status=status)
         messages.success(request, done)
         return SeeOther(f"/memories/{target}")
 

@@ -342,10 +342,14 @@ def test_add_check_and_bad_check_input(acme, api, remember, member_page):
         ({"check-outcome": "fail", "check-detail": "x", "check-corrected_by": "mem_nope"}, 400, "Not a memory id"),
         ({"check-outcome": "pass", "check-detail": "x", "check-corrected_by": ops_memory}, 400,
          "only a failed check names a correction"),
-        ({"check-outcome": "fail", "check-detail": "x", "check-corrected_by": ops_memory}, 404, "No such memory"),
+        # A correction the member cannot see: a mistake in the form, shown beside its field, like one that is missing.
+        ({"check-outcome": "fail", "check-detail": "x", "check-corrected_by": ops_memory}, 400, "No such memory"),
     ]:
         answer = member_page.post(f"/memories/{memory_id}", {"action": "check", **data})
         assert answer.status_code == status and text in html(answer), data
+        field_errors = html(answer).split('id="id_check-corrected_by_error"')
+        if "check-corrected_by" in data:
+            assert len(field_errors) == 2 and text in field_errors[1].split("</ul>")[0], data
     checks = api(acme.member_token).get(f"/api/v1/memories/{memory_id}").json()["checks"]
     assert len(checks) == 1 and memory_of(api, acme.member_token, memory_id)["status"] == "live"
 
