@@ -22,3 +22,18 @@ def test_every_file_the_scaling_guide_names_exists():
 def test_the_result_file_the_guide_quotes_exists():
     results = re.findall(r"bench-results/(load-[\dT+-]+\.json)", GUIDE.read_text())
     assert results and all((ROOT / "bench-results" / name).exists() for name in results)
+
+
+README = ROOT / "README.md"
+
+
+def test_every_setting_and_command_is_in_the_readme():
+    """A variable config/settings.py reads, or a management command, that the README never names is one a user cannot
+    find (several were, until an outside reading of the docs listed them)."""
+    settings = (ROOT / "config" / "settings.py").read_text()
+    variables = set(re.findall(r'os\.environ\.get\("([A-Z0-9_]+)"', settings)) | set(
+        re.findall(r'_env_bool\("([A-Z0-9_]+)"', settings))
+    commands = {path.stem for path in ROOT.glob("*/management/commands/*.py") if path.stem != "__init__"}
+    assert len(variables) > 40 and {"bootstrap", "hygiene_flush"} <= commands
+    readme = README.read_text()
+    assert sorted(name for name in variables | commands if f"`{name}" not in readme and f" {name}" not in readme) == []
