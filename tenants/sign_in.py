@@ -42,19 +42,26 @@ def _link_state(user: User) -> str:
     return salted_hmac(LINK_SALT, f"{user.password}|{user.last_login}", algorithm="sha256").hexdigest()[:32]
 
 
-def sign_in_link(user_id: UUID, org_id: UUID) -> str:
-    """An absolute one-time sign-in URL for a member of the current scope's organization."""
+def sign_in_link(user_id: UUID, org_id: UUID, *, may_reset: bool = False) -> str:
+    """An absolute one-time sign-in URL for a member of the current scope's organization.
+
+    A person has one password for every organization they belong to, so only an operator's link (``may_reset``:
+    manage.py sign_in_link and bootstrap, run on the server) may replace an existing one. An organization admin's
+    link (adding a user on /org/users) sets a password only for someone who has none: otherwise the admin of one
+    organization could take over a user's account in every other."""
     user = User.objects.get(pk=user_id, memberships__org_id=org_id)
-    token = signing.dumps({"o": str(org_id), "u": str(user.pk), "s": _link_state(user)}, salt=LINK_SALT)
+    payload = {"o": str(org_id), "u": str(user.pk), "s": _link_state(user), "r": may_reset}
+    token = signing.dumps(payload, salt=LINK_SALT)
     return f"{settings.PUBLIC_URL}/sign-in/{token}"
 
 
-def link_claim(token: str) -> tuple[Claim, str] | None:
-    """The claim of a link that is genuine and not expired (whether it is spent is known only as the user)."""
+def link_claim(token: str) -> tuple[Claim, str, bool] | None:
+    """The claim of a link that is genuine and not expired (whether it is spent is known only as the user), its
+    state, and whether it may replace an existing password."""
     try:
         payload = signing.loads(token, salt=LINK_SALT, max_age=timedelta(hours=settings.SIGN_IN_LINK_HOURS))
         claim = Claim(rls.Scope(org_id=UUID(payload["o"]), user_id=UUID(payload["u"])))
-        return claim, str(payload["s"])
+        return claim, str(payload["s"]), payload.get("r") is True
     except (signing.BadSignature, KeyError, TypeError, ValueError):
         return None
 

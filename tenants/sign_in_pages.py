@@ -105,6 +105,8 @@ class SignInLinkView(PageMethods, View):
     template_name = "zm/sign_in_link.html"
     spent = ("This sign-in link is not valid any more: it was used, it expired, or it was changed. "
              "Ask an organization admin for a new one.")
+    has_password = ("You already have a password: sign in with it at /sign-in. This link was made for someone who "
+                    "has none; a forgotten password is reset by an operator (manage.py sign_in_link).")
 
     def get(self, request: HttpRequest, token: str) -> HttpResponse:
         return self._answer(request, token, submitted=False)
@@ -116,12 +118,14 @@ class SignInLinkView(PageMethods, View):
         claimed = sign_in.link_claim(token)
         if claimed is None:
             return error_page(request, 410, self.spent)
-        claim, state = claimed
+        claim, state, may_reset = claimed
         with rls.tenant_scope(claim.scope):
             user = sign_in.link_user(state)
             if user is None:
                 return error_page(request, 410, self.spent)
             has_password = user.has_usable_password()
+            if has_password and not may_reset:
+                return error_page(request, 409, self.has_password)
             form = ChoosePasswordForm(request.POST if submitted else None, user=user, optional=has_password)
             context = {"form": form, "email": user.email, "has_password": has_password, "title": "Sign in"}
             if not submitted or not form.is_valid():

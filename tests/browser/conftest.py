@@ -78,10 +78,10 @@ class Stack:
         return orm(create)
 
     def link_path(self, user: User) -> str:
-        """A fresh one-time sign-in link for the user, as a path on this server."""
+        """A fresh one-time sign-in link for the user (an operator's: it may reset a password), as a path on this server."""
         def link() -> str:
             with rls.tenant_scope(rls.Scope(org_id=self.tenant.org.id, user_id=user.id)):
-                return sign_in_link(user.id, self.tenant.org.id)
+                return sign_in_link(user.id, self.tenant.org.id, may_reset=True)  # as manage.py sign_in_link
 
         return orm(link).removeprefix(settings.PUBLIC_URL)
 

@@ -1,6 +1,7 @@
 """Signing in to the web pages: one-time links, passwords, the failure throttle, sign-out, and the headers and cookie
 flags of Django's deployment checklist (tenants/sign_in.py, tenants/sign_in_pages.py)."""
 import json
+import re
 from io import StringIO
 
 import pytest
@@ -25,9 +26,9 @@ def fresh_sign_in_counters():
         client.delete(key)
 
 
-def link_path(tenant, user) -> str:
+def link_path(tenant, user, *, may_reset: bool = False) -> str:
     with rls.tenant_scope(rls.Scope(org_id=tenant.org.id, user_id=user.id)):
-        url = sign_in_link(user.id, tenant.org.id)
+        url = sign_in_link(user.id, tenant.org.id, may_reset=may_reset)
     assert url.startswith(settings.PUBLIC_URL + "/sign-in/")
     return url.removeprefix(settings.PUBLIC_URL)
 
@@ -83,7 +84,7 @@ def test_a_weak_password_is_refused_next_to_its_field_and_the_link_stays_valid(a
 def test_a_user_with_a_password_may_keep_it(acme):
     first = link_path(acme, acme.member)
     assert set_password_by_link(Client(), first).status_code == 302
-    second = link_path(acme, acme.member)  # a new link after the first was spent
+    second = link_path(acme, acme.member, may_reset=True)  # an operator's link after the first was spent
     client = Client()
     assert b"leave the fields empty" in client.get(second).content
     assert client.post(second, {"password1": "", "password2": ""}).status_code == 302
@@ -189,3 +190,22 @@ def test_a_form_sent_after_the_session_ended_signs_in_back_to_the_page_it_was_on
     # A referer from elsewhere is not followed: the start page.
     elsewhere = Client().post("/org/tokens/tok_0/revoke", HTTP_HOST=host, HTTP_REFERER="https://evil.test/org/tokens")
     assert elsewhere["Location"] == "/sign-in?next=/"
+
+
+def test_an_admin_of_another_organization_cannot_take_over_an_account(acme, globex):
+    """One password serves every organization of a person: globex's admin adds acme's member and gets a sign-in
+    link for them, which must not set a new password (it would open acme too). Only an operator's link resets."""
+    set_password_by_link(Client(), link_path(acme, acme.member))
+    admin = signed_in(globex, globex.admin)
+    added = admin.post("/org/users", {"email": "member@acme.test", "role": "member"})
+    assert added.status_code == 200, added.content
+    link = re.search(r"/sign-in/[\w:.-]+", added.content.decode()).group(0)
+    taken = set_password_by_link(Client(), link, password="Pwned-By-Globex-2026!")
+    assert taken.status_code == 409 and b"You already have a password" in taken.content
+    assert Client().post("/sign-in", {"org": "acme", "email": "member@acme.test",
+                                      "password": "Pwned-By-Globex-2026!"}).status_code != 302
+    assert Client().post("/sign-in", {"org": "acme", "email": "member@acme.test",
+                                      "password": GOOD_PASSWORD}).status_code == 302
+    # An operator's link (manage.py sign_in_link) still resets a forgotten password.
+    reset = set_password_by_link(Client(), link_path(acme, acme.member, may_reset=True), "Another-Good-One-2026")
+    assert reset.status_code == 302

@@ -28,7 +28,7 @@ class Command(BaseCommand):
             raise CommandError(f"invalid argument: {error.messages[0]}")
         result = org_bootstrap(org_slug=org, admin_email=admin, project_slugs=project)
         with rls.tenant_scope(rls.Scope(org_id=result.org.id, user_id=result.user.id)):
-            url = sign_in_link(result.user.id, result.org.id)
+            url = sign_in_link(result.user.id, result.org.id, may_reset=True)
         line = {
             "org": result.org.slug,
             "user": result.user.email,

@@ -20,6 +20,6 @@ class Command(BaseCommand):
             raise CommandError(f"no member {email} in organization {org}")
         with rls.tenant_scope(rls.Scope(org_id=org_id, user_id=user_id)):
             try:
-                self.stdout.write(sign_in_link(user_id, org_id))
+                self.stdout.write(sign_in_link(user_id, org_id, may_reset=True))
             except User.DoesNotExist as error:  # a user, but not a member of that organization
                 raise CommandError(f"no member {email} in organization {org}") from error
