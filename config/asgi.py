@@ -23,6 +23,10 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_application = WSGIMiddleware(get_wsgi_application(), workers=settings.WEB_THREADS)
 
+from config.body import whole_body  # noqa: E402 - needs the Django set-up above
+
+django_bodies_first = whole_body(django_application)  # a slow body waits on the event loop, not in a thread
+
 from config.mcp import PATH as MCP_PATH, McpEndpoint, tools  # noqa: E402 - needs the Django set-up above
 
 mcp_application = McpEndpoint(executor=django_application.executor)
@@ -71,4 +75,4 @@ async def application(scope, receive, send) -> None:
     elif scope["type"] == "http" and (scope["path"] == MCP_PATH or scope["path"].startswith(MCP_PATH + "/")):
         await mcp_application(scope, receive, send)
     else:
-        await django_application(scope, receive, send)
+        await django_bodies_first(scope, receive, send)

@@ -25,6 +25,7 @@ class Code(StrEnum):
     INVALID = "invalid"
     BAD_REQUEST = "bad_request"
     BODY_TOO_LARGE = "body_too_large"
+    BODY_TIMEOUT = "body_timeout"
     DISALLOWED_HOST = "disallowed_host"
     CSRF_FAILED = "csrf_failed"
     MALFORMED_JSON = "malformed_json"

@@ -122,6 +122,9 @@ DB_POOL = {
 }
 # Threads per web worker (config/asgi.py): the requests one worker runs at once, each with a pooled connection.
 WEB_THREADS = int(os.environ.get("WEB_THREADS", "8"))
+# A request body is read whole on the event loop before a thread takes the request (config/body.py): a client that
+# sends it slower than this many seconds is answered 408 and holds no thread meanwhile.
+BODY_TIMEOUT_SECONDS = float(os.environ.get("BODY_TIMEOUT_SECONDS", "30"))
 # Every tenant transaction (request, job step, command) cancels a statement running longer than this (tenants/rls.py):
 # no query can hold a pooled connection for ever. A cancelled request answers 503 statement_timeout.
 STATEMENT_TIMEOUT_MS = int(os.environ.get("STATEMENT_TIMEOUT_MS", "5000"))

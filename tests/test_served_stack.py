@@ -1,6 +1,8 @@
 """The server of `make run` (config.launcher.server_command), started against the test database: a burst of parallel
 requests from two tenants answers without a 5xx, and no request sees the other tenant's rows, although a handful of
 pooled connections serve them all in turn."""
+import socket
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from tests.conftest import build_tenant
@@ -39,3 +41,30 @@ def test_a_burst_against_the_served_stack_has_no_5xx_and_no_identity_crosses_req
     for slug, op, _, contents in answers:
         assert contents, (slug, op)
         assert all(content.startswith(f"{slug}:") for content in contents), (slug, op, contents)
+
+
+def test_bodies_that_never_arrive_hold_no_thread_and_are_answered_408(committed, tmp_path):
+    """Headers and a Content-Length, then nothing: more such connections than the worker has threads. The server still
+    answers everyone else at once, and each stalled request gets 408 when BODY_TIMEOUT_SECONDS runs out (config/body.py).
+    Before: 16 of them froze a 2-worker server, /healthz included."""
+    tenant = build_tenant("acme")
+    env = stack_env(WEB_THREADS="2", BODY_TIMEOUT_SECONDS="3")
+    with served(env, tmp_path / "server.log") as port:
+        stalled = []
+        for _ in range(12):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            sock.sendall(b"POST /api/v1/memories HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+                         + tenant.admin_token.encode()
+                         + b"\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"content\": ")
+            stalled.append(sock)
+        started = time.monotonic()
+        # Before config/body.py this call waited until the stalled connections closed.
+        status, body = call(port, tenant.admin_token, "POST", "/api/v1/memories", {"content": "answered at once"},
+                            timeout=2.5)
+        assert status == 201 and time.monotonic() - started < 2.5, body
+        for sock in stalled:
+            answer = sock.recv(4096).decode()
+            assert answer.startswith("HTTP/1.1 408") and '"body_timeout"' in answer, answer
+            sock.close()
+        status, body = call(port, tenant.admin_token, "GET", "/api/v1/memories?lifecycle=all")
+        assert [m["content"] for m in body["results"]] == ["answered at once"]  # the stalled writes stored nothing
