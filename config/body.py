@@ -38,6 +38,11 @@ async def _read_body(receive, limit: int) -> bytes | None:
             return b"".join(chunks)
 
 
+def _declared_length(scope) -> int:
+    value = dict(scope["headers"]).get(b"content-length", b"0")
+    return int(value) if value.isdigit() else 0
+
+
 def whole_body(app):
     """ASGI middleware: ``app`` gets the body in one message, already received."""
     # Django refuses bodies over DATA_UPLOAD_MAX_MEMORY_SIZE with the same 413; the margin leaves that answer (and its
@@ -45,7 +50,8 @@ def whole_body(app):
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 64 * 1024
 
     async def middleware(scope, receive, send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or _declared_length(scope) > limit:
+            # Not HTTP, or a Content-Length Django refuses unread (413, after authentication as API.md says).
             return await app(scope, receive, send)
         try:
             body = await asyncio.wait_for(_read_body(receive, limit), settings.BODY_TIMEOUT_SECONDS)

@@ -233,7 +233,7 @@ def memory_recall(
     steps.lap("fusion")
     hits = _hydrate(ranked, q)
     steps.lap("hydration")
-    warnings = _annotate(hits, q, project)
+    warnings = _annotate(hits, q, _filters(q, project, statuses=["live"]))
     steps.lap("annotation")
     trace = {
         "query": q.query,
@@ -392,16 +392,18 @@ def _with_partners(hits: list[Hit], conflicts: list[tuple[str, str, str]], partn
     return ordered
 
 
-def _fits(memory: Memory, q: RecallQuery, project: Project | None) -> bool:
-    """Whether a memory passes the query's own filters (_filters): a partner comes along only where the caller asked
-    to look, so `scope: personal` or `kinds: [fact]` never brings back a project memory or a preference."""
-    return ((q.scope == "all" or memory.scope == q.scope)
-            and (project is None or memory.project_id == project.id or memory.scope == Memory.Scope.PERSONAL)
-            and (not q.kinds or memory.kind in q.kinds)
-            and (q.as_of is None or memory.created_at <= q.as_of))
+def _passing(ids: set[str], filters: tuple[str, list]) -> set[str]:
+    """Those of ``ids`` that pass the query's own filters (_filters): a partner comes along only where the caller
+    asked to look, so `scope: personal` or `kinds: [fact]` never brings back a project memory or a preference."""
+    if not ids:
+        return set()
+    where, params = filters
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT id FROM memory_memory WHERE {where} AND id = ANY(%s)", [*params, list(ids)])
+        return {row[0] for row in cursor.fetchall()}
 
 
-def _annotate(hits: list[Hit], q: RecallQuery, project: Project | None) -> list[tuple[Memory, Check]]:
+def _annotate(hits: list[Hit], q: RecallQuery, filters: tuple[str, list]) -> list[tuple[Memory, Check]]:
     """Flags, successors' reasons, open-conflict partners (``_with_partners``) and failed-check warnings.
 
     A partner that does not fit in ``k``, or outside the query's filters, is left out; its hit still says
@@ -418,8 +420,8 @@ def _annotate(hits: list[Hit], q: RecallQuery, project: Project | None) -> list[
     ordering = [(older, heads.get(newer, newer), relation) for older, newer, relation in conflicts
                 if heads.get(newer) != older]
     ordering_partners = selectors.conflict_partners(ordering)
-    missing = {p for i in ids for p in ordering_partners.get(i, []) if p not in ids}
-    partner_memories = {m_id: m for m_id, m in _load(list(missing)).items() if m.is_live and _fits(m, q, project)}
+    missing = _passing({p for i in ids for p in ordering_partners.get(i, []) if p not in ids}, filters)
+    partner_memories = {m_id: m for m_id, m in _load(list(missing)).items() if m.is_live}
     hits[:] = _with_partners(hits, ordering, partner_memories, q.k)
     for hit in hits:
         hit.stands_for = [newer for newer, head in heads.items() if head == hit.memory.id]
