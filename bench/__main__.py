@@ -45,9 +45,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--renders", type=int, default=20, help="renders of each page after a warm-up (pages)")
     parser.add_argument("--seconds", type=float, default=600, help="how long the clients run (soak)")
     parser.add_argument("--soak-clients", type=int, default=4, help="client processes (soak)")
-    parser.add_argument("--dataset", choices=["dataset", "conversations"], default="dataset",
-                        help="evaluation set in tests/eval/ (retrieval): dataset (the first set) or conversations (long "
-                             "conversations, nothing fitted on it); each has CI floors")
+    parser.add_argument("--dataset", choices=["dataset", "conversations", "longchat-tune", "longchat-heldout"],
+                        default="dataset",
+                        help="evaluation set in tests/eval/ (retrieval): dataset (the first set), conversations (long "
+                             "conversations, nothing fitted on it), longchat-tune and longchat-heldout (long chats of "
+                             "untyped turns: the half tuned on, the half only reported); each has CI floors")
     parser.add_argument("--check", action="store_true",
                         help="exit 1 below the set's floors (retrieval), or when the judge is not safe to retire on "
                              "its own (judge)")

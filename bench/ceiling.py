@@ -11,7 +11,7 @@ import numpy as np
 from memory.embeddings import embed
 
 
-def _visible(dataset: dict, query: dict) -> list[dict]:
+def visible(dataset: dict, query: dict) -> list[dict]:
     projects = dataset["users"][query["user"]]["projects"]
     kinds = query.get("kinds")
     return [
@@ -35,10 +35,10 @@ def ceiling(dataset: dict) -> dict[str, float]:
     queries = embed([q["query"] for q in dataset["queries"]])
     hits: dict[str, list[bool]] = {}
     for query, q_vector in zip(dataset["queries"], queries):
-        visible = _visible(dataset, query)
-        keys = {m["key"] for m in visible}
+        candidates = visible(dataset, query)
+        keys = {m["key"] for m in candidates}
         scores: dict[str, float] = {}
-        for memory in visible:
+        for memory in candidates:
             if "current" in query:
                 if memory["key"] not in query["current"]:
                     scores[memory["key"]] = float(vectors[memory["key"]] @ q_vector)

@@ -7,22 +7,29 @@ queries with a version replaced without a declaration, and only those versions),
 review: open conflicts per 100 writes, and what became of each labelled undeclared replacement (did the pair reach
 the judge, was the older one retired or queued) and of each complementary pair (never retired).
 
+A second table shows what a reader sees of changed facts (disagreement_scores): the current value above the old
+one, both returned, the two flagged as disagreeing, false disagreement flags where nothing changed, the later of a
+contradiction above the earlier; beside plain BM25 over the same turns (PlainBM25), the baseline recall must beat
+on long conversations.
+
 previous_value queries ask what a fact was before: they run with include_history (superseded versions come back,
 always below their current version by API.md's rule), and are scored after removing their `current` memories from
 the ranking, so the earlier version asked for must be the first thing after the current one.
 """
 import json
 import math
+import re
 import time
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from rank_bm25 import BM25Okapi
 from django.conf import settings
 
 from bench import calls
-from bench.ceiling import ceiling
+from bench.ceiling import ceiling, visible
 from memory import recall, services
 from tenants import rls
 from tenants.auth import load_principal
@@ -30,15 +37,17 @@ from tenants.ids import ulid
 from tenants.models import Membership
 from tenants.services import api_token_issue, org_bootstrap, project_member_add, user_add
 
-DATASETS = {  # --dataset NAME: the first set (tuned on) and the conversations (nothing fitted on it)
-    "dataset": Path(settings.BASE_DIR) / "tests" / "eval" / "dataset.json",
-    "conversations": Path(settings.BASE_DIR) / "tests" / "eval" / "conversations.json",
+EVAL = Path(settings.BASE_DIR) / "tests" / "eval"
+DATASETS = {  # --dataset NAME: the first set (tuned on), the conversations (nothing fitted on it), the long chats
+    "dataset": EVAL / "dataset.json",
+    "conversations": EVAL / "conversations.json",
+    "longchat-tune": EVAL / "longchat_tune.json",  # long conversations of untyped turns: the half tuned on
+    "longchat-heldout": EVAL / "longchat_heldout.json",  # the other half, only reported
 }
 DATASET = DATASETS["dataset"]
-FLOORS = {  # CI floors per set, just under what was measured: guards, not targets to tune the conversations on
-    "dataset": Path(settings.BASE_DIR) / "tests" / "eval" / "floors.json",
-    "conversations": Path(settings.BASE_DIR) / "tests" / "eval" / "floors_conversations.json",
-}
+# CI floors per set, just under what was measured: guards, not targets to tune the conversations on
+FLOORS = {name: EVAL / ("floors.json" if name == "dataset" else f"floors_{name.replace('-', '_')}.json")
+          for name in DATASETS}
 METRICS = ("recall@1", "mrr", "ndcg@5", "stale@1")
 
 
@@ -205,15 +214,103 @@ def hygiene_outcomes(dataset: dict, ids: dict[str, str], principals: dict) -> di
     }
 
 
+class PlainBM25:
+    """Plain BM25 over the turns a query's user may see with its filters (offline: no server, no hygiene, no
+    supersession): the baseline recall must beat on long conversations (rank_bm25's Okapi BM25, words lowercased)."""
+
+    def __init__(self, dataset: dict) -> None:
+        self.dataset = dataset
+        self.indexes: dict[tuple, tuple[list[str], BM25Okapi]] = {}
+
+    @staticmethod
+    def _words(text: str) -> list[str]:
+        return re.findall(r"[a-z0-9]+", text.lower())
+
+    def rank(self, query: dict, exclude: list[str] = ()) -> list[str]:
+        """The visible memories' keys, best first, the top 10 (less ``exclude``)."""
+        key = (query["user"], query.get("project"), tuple(query.get("kinds") or ()))
+        if key not in self.indexes:
+            turns = visible(self.dataset, query)
+            self.indexes[key] = ([m["key"] for m in turns], BM25Okapi([self._words(m["content"]) for m in turns]))
+        keys, index = self.indexes[key]
+        scores = index.get_scores(self._words(query["query"]))
+        order = [keys[i] for i in np.argsort(-scores, kind="stable") if keys[i] not in exclude]
+        return order[:10]
+
+
+def _first(ranked: list[str], wanted: set[str]) -> int | None:
+    return next((i for i, memory_id in enumerate(ranked) if memory_id in wanted), None)
+
+
+def _above(ranked: list[str], first: set[str], second: set[str]) -> float:
+    """1 when something of ``first`` is returned and ranks above everything of ``second``."""
+    a, b = _first(ranked, first), _first(ranked, second)
+    return float(a is not None and (b is None or a < b))
+
+
+def disagreement_scores(query: dict, ids: dict[str, str], ranked: list[str], hits: dict,
+                        bm25_ranked: list[str]) -> dict[str, float]:
+    """What a reader sees of a change nobody declared, per query (the second table of the report).
+
+    - current@1 / old@1: a current answer / an older version first; above_old: a current answer returned above
+      every older version; both_shown: a current answer and an older version both returned; pair_flagged (of
+      those): the first of each flagged as disagreeing with each other (read-time `disagrees`, or an open conflict);
+    - false_flag (questions whose answer never changed): the answer returned first carries `disagrees`;
+    - later_above (contradictions): the later statement returned above the earlier, both returned;
+    - bm25@1, bm25_above_old: the same two for plain BM25 (PlainBM25).
+    """
+    answers = {ids[key] for key in query["answers"]}
+    out: dict[str, float] = {}
+    if query["type"] == "contradiction" and "later" in query:
+        later, earlier = {ids[query["later"]]}, {ids[query["earlier"]]}
+        both = _first(ranked, later) is not None and _first(ranked, earlier) is not None
+        out["later_above"] = float(both) * _above(ranked, later, earlier)
+        out["bm25_later_above"] = float(all(_first(bm25_ranked, s) is not None for s in (later, earlier))) * _above(
+            bm25_ranked, later, earlier)
+        return out
+    stale = {ids[key] for key in query["stale"]}
+    out["current@1"] = float(bool(ranked) and ranked[0] in answers)
+    out["bm25@1"] = float(bool(bm25_ranked) and bm25_ranked[0] in answers)
+    if stale and "current" not in query:
+        out["old@1"] = float(bool(ranked) and ranked[0] in stale)
+        out["above_old"] = _above(ranked, answers, stale)
+        out["bm25_above_old"] = _above(bm25_ranked, answers, stale)
+        a, b = _first(ranked, answers), _first(ranked, stale)
+        out["both_shown"] = float(a is not None and b is not None)
+        if a is not None and b is not None:
+            current, old = hits[ranked[a]], hits[ranked[b]]
+            out["pair_flagged"] = float(old.memory.id in {m.id for m in current.disagrees_with}
+                                        or old.memory.id in current.conflicts_with)
+    elif not stale and query["type"] != "previous_value":
+        first = _first(ranked, answers)
+        if first is not None:
+            out["false_flag"] = float("disagrees" in hits[ranked[first]].flags)
+    return out
+
+
 def evaluate(*, say: Callable[[str], None] = print, dataset_path: Path = DATASET) -> dict:
     dataset = json.loads(dataset_path.read_text())
     principals = _principals(dataset)
     ids = load(dataset, principals, say)
     hygiene = review_all(ids, principals, say)
-    outcomes = hygiene_outcomes(dataset, ids, principals)
+    return {
+        "dataset": dataset_path.name,
+        "ceiling": ceiling(dataset),
+        "memories": len(dataset["memories"]),
+        "absorbed_writes": len(dataset["memories"]) - len(set(ids.values())),
+        "hygiene": hygiene,
+        "hygiene_outcomes": hygiene_outcomes(dataset, ids, principals),
+        **score(dataset, ids, principals),
+    }
+
+
+def score(dataset: dict, ids: dict[str, str], principals: dict) -> dict:
+    """Every query of the set through recall, on the loaded store: the tables of the report."""
     replaced_undeclared = {old for m in dataset["memories"] for old in m["replaces_undeclared"]}
     per_type: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     latencies, misses, retired_returned = [], [], 0
+    words_only = PlainBM25(dataset)
+    shown: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for query in dataset["queries"]:
         answers = {ids[key] for key in query["answers"]}
         stale = {ids[key] for key in query["stale"]}
@@ -245,6 +342,11 @@ def evaluate(*, say: Callable[[str], None] = print, dataset_path: Path = DATASET
                 per_type[bucket][metric].append(value)
         if not scores["recall@1"]:
             misses.append({"id": query["id"], "type": query["type"], "query": query["query"], "answer_rank": first_hit})
+        hits = {hit.memory.id: hit for hit in result.hits if hit.memory.id in ranked}
+        bm25_ranked = [ids[key] for key in words_only.rank(query, exclude=query.get("current", []))]
+        for bucket in (query["type"], "overall"):
+            for metric, value in disagreement_scores(query, ids, ranked, hits, bm25_ranked).items():
+                shown[bucket][metric].append(value)
     table = {
         bucket: {
             "queries": len(values["recall@1"]),
@@ -256,31 +358,52 @@ def evaluate(*, say: Callable[[str], None] = print, dataset_path: Path = DATASET
     }
     ms = np.array(latencies) * 1000
     return {
-        "dataset": dataset_path.name,
-        "ceiling": ceiling(dataset),
-        "memories": len(dataset["memories"]),
-        "absorbed_writes": len(dataset["memories"]) - len(set(ids.values())),
-        "hygiene": hygiene,
-        "hygiene_outcomes": outcomes,
         "queries": len(dataset["queries"]),
         "table": table,
+        "disagreement_table": {
+            bucket: {metric: {"value": round(float(np.mean(v)), 3), "queries": len(v)} for metric, v in values.items()}
+            for bucket, values in sorted(shown.items(), key=lambda item: (item[0] == "overall", item[0]))
+        },
         "retired_returned": retired_returned,
         "latency_ms": {"p50": round(float(np.percentile(ms, 50)), 2), "p95": round(float(np.percentile(ms, 95)), 2)},
         "misses": misses,
     }
 
 
+LOWER_IS_BETTER = {"stale@1", "old@1", "false_flag"}
+
+
 def floor_violations(report: dict, dataset: str = "dataset") -> list[str]:
-    """Each floor of the set (FLOORS) that the report falls below (or, for stale@1, rises above)."""
+    """Each floor of the set (FLOORS) that the report falls below (or, for LOWER_IS_BETTER, rises above); a metric is
+    read from the main table or else from the disagreement table."""
     violations = []
     for bucket, floors in json.loads(FLOORS[dataset].read_text()).items():
         for metric, floor in floors.items():
             value = report["table"].get(bucket, {}).get(metric)
-            failed = value is None or (value > floor if metric == "stale@1" else value < floor)
-            if failed:
-                bound = "at most" if metric == "stale@1" else "at least"
-                violations.append(f"{bucket} {metric} = {value}, must be {bound} {floor}")
+            if value is None:
+                value = report.get("disagreement_table", {}).get(bucket, {}).get(metric, {}).get("value")
+            lower = metric in LOWER_IS_BETTER
+            if value is None or (value > floor if lower else value < floor):
+                violations.append(f"{bucket} {metric} = {value}, must be {'at most' if lower else 'at least'} {floor}")
     return violations
+
+
+SHOWN = ("current@1", "above_old", "old@1", "both_shown", "pair_flagged", "false_flag", "later_above", "bm25@1",
+         "bm25_above_old", "bm25_later_above")
+
+
+def format_disagreement_table(report: dict) -> list[str]:
+    """What a reader sees of changes, per query type, beside plain BM25 (disagreement_scores); '-' where a measure
+    does not apply to the type, (n) where it counts fewer queries than the type has."""
+    lines = ["  what a reader sees of changes (recall, then plain BM25 over the same turns):",
+             f"  {'type':<22}" + "".join(f"{m:>16}" for m in SHOWN)]
+    for bucket, row in report["disagreement_table"].items():
+        cells = []
+        for metric in SHOWN:
+            cell = row.get(metric)
+            cells.append(f"{cell['value']:.3f} ({cell['queries']})" if cell else "-")
+        lines.append(f"  {bucket:<22}" + "".join(f"{c:>16}" for c in cells))
+    return lines
 
 
 def format_table(report: dict) -> list[str]:
@@ -292,6 +415,7 @@ def format_table(report: dict) -> list[str]:
                      + (f"{u:>10.3f}" if u is not None else f"{'-':>10}")
                      + f"{report['ceiling'].get(bucket, 0.0):>11.3f}")
     lines.append("  ceiling@1: recall@1 of the embedding model alone with perfect supersession (bench/ceiling.py)")
+    lines.extend(format_disagreement_table(report))
     lines.append("  stale@1u: stale@1 on queries with a version replaced without a declaration, counting only those")
     lines.append(f"  superseded or forgotten memories returned, at any rank (previous_value aside): "
                  f"{report['retired_returned']}")

@@ -6,6 +6,7 @@ update, pairs that already have a verdict are skipped, and only a memory that is
 a job twice (a worker killed mid-job) changes nothing more.
 """
 import logging
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -26,7 +27,7 @@ from hygiene.judge.signals import (
 )
 from hygiene.models import Conflict, Review, Verdict
 from hygiene.outbox import stale_run
-from memory import lifecycle
+from memory import disagreement, lifecycle
 from memory.models import Link, Memory
 from tenants.auth import Principal, load_principal, require_authoritative
 
@@ -59,8 +60,12 @@ def retire_refusal(*, older: str, older_kind: str, newer: str, newer_kind: str, 
     reliably right about on real stores. On the first evaluation set (bench retrieval) the embedded judge's confident
     supersedes were wrong about half the time on a store's neighbours: a teammate's memory on the same topic, a
     neighbour that shares a word and a change cue. So: the same writer (a teammate's rewrite is a person's call), the
-    same statement kind, no question, and the same subject with a changed value or a negation
-    (signals.same_subject_changed_value)."""
+    same statement kind, no question, the same subject with a changed value or a negation
+    (signals.same_subject_changed_value), and the newer saying in words that it is an update ("moved to", "now",
+    "no longer": memory.disagreement.MARKER, the words recall reads too). Without such a word the pair is a
+    disagreement nobody marked, whatever the judge called it: seed 004 shows both, and a person decides (a judge's
+    confident "supersedes" on a pair its labels call a contradiction was the one wrong retirement on a hand-made set).
+    """
     if not same_writer:
         return "another writer's memory"
     if older_kind != newer_kind or newer_kind not in STATEMENTS:
@@ -69,6 +74,8 @@ def retire_refusal(*, older: str, older_kind: str, newer: str, newer_kind: str, 
         return "a question"
     if not same_subject_changed_value(older, newer):
         return "not the same subject with a changed value"
+    if not disagreement.update_words(older, newer):
+        return "no word of the newer says it is an update: a disagreement for a person"
     return None
 
 
@@ -85,7 +92,9 @@ def queue_refusal(*, older: str, newer: str, similarity: float, older_kind: str 
     was one of them). Nor is a remark that states nothing one could check (signals.states_something): small talk
     judged a "duplicate" of other small talk ("yep" / "nope") was most of the open conflicts on a long conversation
     (`make bench ARGS="retrieval --dataset conversations"`). Under JUDGE_QUEUE_SIMILARITY the pairs a judge called
-    disputed were neighbours sharing a word (bench retrieval)."""
+    disputed were neighbours sharing a word (bench retrieval). Two remarks are weighed only when a sentence of each
+    gives a different value for one thing (memory.disagreement.of_texts, the evidence recall shows as `disagrees`):
+    on long conversations of untyped turns the judge's disputes between remarks were mostly neighbours on a topic."""
     if is_question(newer) or (is_question(older) and older_kind not in Memory.LOOP_KINDS):
         return "a question"
     closes_own_loop = newer_kind == "note" and older_kind in Memory.LOOP_KINDS and reports_done(newer)
@@ -93,9 +102,22 @@ def queue_refusal(*, older: str, newer: str, similarity: float, older_kind: str 
         return "a remark weighed against another kind or writer"
     if "note" in (older_kind, newer_kind) and not (states_something(older) and states_something(newer)):
         return "small talk"
+    if older_kind == newer_kind == "note":
+        # Weighed on the sentences where they disagree, not on how alike the whole turns are: a turn that changes a
+        # fact in passing is mostly about something else.
+        return None if disagreement.of_texts(older, newer) else "two remarks that give no different values for one thing"
     if similarity < settings.JUDGE_QUEUE_SIMILARITY:
         return "too far apart"
     return None
+
+
+def queued_relation(relation: str, *, older: str, newer: str) -> tuple[str, str]:
+    """The relation an open conflict records (recall orders by it), and what to add to its rationale. A judge's
+    "supersedes" whose newer side does not say in words that it is an update is queued as a disagreement without a
+    direction (`contradicts`): seed 004 shows both, in relevance order, until a person decides."""
+    if relation == "supersedes" and not disagreement.update_words(older, newer):
+        return "contradicts", "; queued as a disagreement: no word of the newer says it is an update"
+    return relation, ""
 
 
 def action_for(verdict, threshold: float, *, retire_refused: str | None = None,
@@ -165,14 +187,35 @@ def _candidates(memory: Memory) -> list[Candidate]:
     linked = Link.objects.filter(Q(src=memory) | Q(dst=memory)).values_list("src_id", "dst_id")
     decided = Verdict.objects.filter(memory=memory).values_list("other_id", flat=True)
     skip = {memory.id} | {i for pair in linked for i in pair} | set(decided)
-    nearest = (
-        Memory.objects.filter(place, status=Memory.Status.LIVE, created_at__lte=memory.created_at)
-        .exclude(pk__in=skip)
-        .annotate(distance=CosineDistance("embedding", memory.embedding))
-        .filter(distance__lte=1 - settings.JUDGE_CANDIDATE_SIMILARITY)
-        .order_by("distance")[: settings.JUDGE_CANDIDATES]
-    )
-    return [Candidate(m.id, m.content, m.kind, m.authoritative, m.owner_id, 1 - m.distance) for m in nearest]
+    live_before = Memory.objects.filter(place, status=Memory.Status.LIVE, created_at__lte=memory.created_at).exclude(
+        pk__in=skip).annotate(distance=CosineDistance("embedding", memory.embedding))
+    nearest = list(live_before.filter(distance__lte=1 - settings.JUDGE_CANDIDATE_SIMILARITY)
+                   .order_by("distance")[: settings.JUDGE_CANDIDATES])
+    disagreeing = _disagreeing(memory, live_before.filter(owner_id=memory.owner_id).exclude(
+        pk__in=[m.id for m in nearest]))
+    return [Candidate(m.id, m.content, m.kind, m.authoritative, m.owner_id, 1 - m.distance)
+            for m in nearest + disagreeing]
+
+
+DISAGREEING_CANDIDATES = 3
+
+
+def _disagreeing(memory: Memory, earlier) -> list[Memory]:
+    """The writer's earlier memories that a sentence of the new one gives another value to (the evidence recall
+    shows as `disagrees`), found by their words: a turn of a long conversation that changes a fact in passing is
+    mostly about something else, so the memory it changes is rarely among its nearest by meaning (on the long
+    conversations' tuning half 23 of 55 undeclared replacements never reached the judge). At most
+    DISAGREEING_CANDIDATES, best matches first."""
+    words = sorted({w for sentence in disagreement.sentences(memory.content) if sentence.values
+                    for w in re.findall(r"[a-z]{3,}", sentence.text.lower()) if w not in disagreement.STOP})
+    if not words:
+        return []
+    query = " | ".join(words)  # letters only: a valid tsquery
+    matches = earlier.extra(  # the generated `search` column is not a model field; its GIN index answers @@
+        where=["search @@ to_tsquery('english', %s)"], params=[query],
+        select={"rank": "ts_rank(search, to_tsquery('english', %s))"}, select_params=[query],
+    ).order_by("-rank")[:20]
+    return [m for m in matches if disagreement.of_texts(m.content, memory.content)][:DISAGREEING_CANDIDATES]
 
 
 @dataclass(frozen=True)
@@ -263,9 +306,10 @@ def _decide(memory_id: str, candidate: Candidate, verdict, judge, latency_ms: fl
         lifecycle.supersede(older, successor=newer, reason=reason, origin=Link.Origin.JUDGE, principal=principal)
     elif both_live and action != Action.RECORD:
         decision = Verdict.Decision.CONFLICT
+        relation, why = queued_relation(verdict.relation, older=older.content, newer=newer.content)
         Conflict.objects.create(
-            org_id=newer.org_id, a=older, b=newer, relation=verdict.relation, confidence=verdict.confidence,
-            judge=judge_name, prompt_version=prompt_version, rationale=rationale,
+            org_id=newer.org_id, a=older, b=newer, relation=relation, confidence=verdict.confidence,
+            judge=judge_name, prompt_version=prompt_version, rationale=rationale + why,
         )
     else:
         decision = Verdict.Decision.RECORDED

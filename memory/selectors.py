@@ -207,10 +207,19 @@ def memory_conflicts(*, memory: Memory) -> list:
 
 def open_conflicts(ids: list[str]) -> list[tuple[str, str, str]]:
     """(older, newer, relation) of every open conflict that involves one of ``ids``."""
+    return conflicts_of(ids)[0]
+
+
+def conflicts_of(ids: list[str]) -> tuple[list[tuple[str, str, str]], set[frozenset[str]]]:
+    """The open conflicts that involve one of ``ids`` (older, newer, relation), and the pairs a person decided to
+    keep both of (read-time disagreement does not raise those again), in one query."""
     from hygiene.models import Conflict
 
-    return list(Conflict.objects.filter(Q(a_id__in=ids) | Q(b_id__in=ids), status=Conflict.Status.OPEN)
-                .values_list("a_id", "b_id", "relation"))
+    rows = (Conflict.objects.filter(Q(a_id__in=ids) | Q(b_id__in=ids))
+            .filter(Q(status=Conflict.Status.OPEN) | Q(resolution="keep_both"))
+            .values_list("a_id", "b_id", "relation", "status"))
+    return ([(a, b, relation) for a, b, relation, status in rows if status == Conflict.Status.OPEN],
+            {frozenset((a, b)) for a, b, _, status in rows if status != Conflict.Status.OPEN})
 
 
 def conflict_partners(conflicts: list[tuple[str, str, str]]) -> dict[str, list[str]]:

@@ -138,6 +138,18 @@ def remember(api):
 
 
 @pytest.fixture
+def recall(api):
+    """POST /api/v1/recall and check the status; returns the response body."""
+
+    def call(token: str, query: str, expect: int = 200, **body) -> dict:
+        response = api(token).post("/api/v1/recall", {"query": query, **body}, format="json")
+        assert response.status_code == expect, response.content
+        return response.json()
+
+    return call
+
+
+@pytest.fixture
 def visible_count(api):
     """How many memories a token sees in the feed, for "nothing was stored" checks."""
 

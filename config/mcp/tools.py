@@ -157,8 +157,10 @@ TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in [
         "recall", "recall",
         "Search the memories you can see, by meaning and by words. Call it before remember, to find the memory a "
         "new one replaces. Results are current versions, best first, each with flags (expired, superseded, "
-        "in_conflict, provisional, open_loop, failed_check) and why it was found; read warnings first: a failed "
-        "check there says a memory may be wrong. Two memories in an open conflict come back together. "
+        "in_conflict, disagrees, provisional, open_loop, failed_check) and why it was found; read warnings first: a "
+        "failed check there says a memory may be wrong. Two memories in an open conflict come back together; two "
+        "that give different values for the same thing are flagged disagrees and name each other (disagrees_with, "
+        "with when each was written): decide which is current, and remember it with a supersedes link. "
         "include_history adds superseded versions, each ranked below its successor; as_of shows the store as it "
         "stood at that time.",
         _recall, read_only=True,

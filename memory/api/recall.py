@@ -16,7 +16,8 @@ from tenants.auth import Principal
 from tenants.views import TenantAPIView, validated
 
 
-FLAGS = ["expired", "superseded", "in_conflict", "provisional", "open_loop", "failed_check"]
+_TIME = serializers.DateTimeField()  # as the memory objects write their times
+FLAGS = ["expired", "superseded", "in_conflict", "disagrees", "provisional", "open_loop", "failed_check"]
 
 
 class RecallView(TenantAPIView):
@@ -47,7 +48,13 @@ class RecallView(TenantAPIView):
             score = serializers.FloatField()
             flags = serializers.ListField(child=serializers.ChoiceField(choices=FLAGS))
             superseded_by = serializers.CharField(allow_null=True)
+            class Disagreeing(serializers.Serializer):
+                id = serializers.CharField()
+                created_at = serializers.DateTimeField()
+
             conflicts_with = serializers.ListField(child=serializers.CharField())
+            disagrees_with = Disagreeing(many=True, help_text="Other returned memories that give another value for"
+                                         " the same thing (flag `disagrees`), and when each was written.")
             why = RecallWhy()
 
         warnings = RecallWarning(many=True)
@@ -87,6 +94,8 @@ class RecallView(TenantAPIView):
                 "flags": hit.flags,
                 "superseded_by": hit.memory.superseded_by_id if "superseded" in hit.flags else None,
                 "conflicts_with": hit.conflicts_with,
+                "disagrees_with": [{"id": other.id, "created_at": _TIME.to_representation(other.created_at)}
+                                   for other in hit.disagrees_with],
                 "why": _why(hit),
             }
             for rank, (hit, memory) in enumerate(zip(result.hits, memories), start=1)
@@ -121,6 +130,18 @@ def _why(hit: recall.Hit) -> dict:
         notes.append(f"probably replaced by {', '.join(hit.probably_replaced_by)} (judged in an open conflict, not yet"
                      " decided" + (f"; {', '.join(through)} has replaced the memory of that conflict since" if through
                                    else "") + "): ranked after it, still live")
+    for other in hit.disagrees_with:
+        written = f"written {other.created_at:%Y-%m-%d %H:%M} UTC"
+        values = hit.disagreement_values[other.id]
+        if other.id in hit.updates:
+            notes.append(f"ranked before {other.id} ({written}): gives another value for the same thing ({values})"
+                         f" and says it is an update (\"{hit.updates[other.id]}\")")
+        elif other.id in hit.updated_by:
+            notes.append(f"probably updated by {other.id} ({written}), which gives another value ({values}) and says"
+                         f" it is an update (\"{hit.updated_by[other.id]}\"): ranked after it, still live")
+        else:
+            notes.append(f"disagrees with {other.id} ({written}): another value for the same thing ({values});"
+                         " neither says which is current")
     if "superseded" in hit.flags:
         reason = f": {hit.supersede_reason}" if hit.supersede_reason else ""
         notes.append(f"superseded by {hit.memory.superseded_by_id}{reason}")

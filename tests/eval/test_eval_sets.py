@@ -4,6 +4,8 @@ A mislabelled set measures nothing: a query whose answer is an older version, a 
 a key written twice would score the bench against the wrong truth without any error.
 """
 import json
+import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,7 @@ def _load(name: str) -> dict:
     return json.loads((EVAL / name).read_text())
 
 
-@pytest.fixture(params=["dataset.json", "conversations.json"])
+@pytest.fixture(params=["dataset.json", "conversations.json", "longchat_tune.json", "longchat_heldout.json"])
 def dataset(request) -> dict:
     return _load(request.param)
 
@@ -79,3 +81,40 @@ def test_the_conversations_are_written_in_time_order_one_session_per_conversatio
         assert all(at[key] <= memory["at"] for relation in RELATIONS for key in memory[relation]), memory["key"]
         assert memory["session"].endswith(f"-{memory['user']}")
     assert 1500 <= len(dataset["memories"]) <= 2500 and len(dataset["queries"]) >= 150
+
+
+def test_the_long_chats_keep_their_promises():
+    """longchat_*.json: untyped turns of long conversations, nothing declared, values changed in passing."""
+    halves = {name: _load(f"longchat_{name}.json") for name in ("tune", "heldout")}
+    conversations, turns, types = {}, 0, Counter()
+    for name, dataset in halves.items():
+        memories, queries = dataset["memories"], dataset["queries"]
+        times = [memory["at"] for memory in memories]
+        assert times == sorted(times) and len(set(times)) == len(times), name  # strictly chronological
+        assert len({memory["content"] for memory in memories}) == len(memories), name  # no two turns alike
+        sessions: dict[str, set[str]] = {}
+        size = Counter()
+        for memory in memories:
+            conversation, session, user = re.fullmatch(r"(l\d\d)-(s[123])-(\w+)", memory["session"]).groups()
+            assert user == memory["user"] and memory["kind"] == "note", memory["key"]
+            assert memory["supersedes"] == [] and memory["reason"] is None, memory["key"]
+            assert 2 <= len(re.split(r"(?<=[.!?])\s+", memory["content"].strip())) <= 5, memory["key"]
+            assert memory["marked"] is False or memory["replaces_undeclared"], memory["key"]  # only changes
+            sessions.setdefault(conversation, set()).add(session)
+            size[conversation] += 1
+        assert all(len(s) == 3 for s in sessions.values()) and len(sessions) >= 12, name
+        assert all(90 <= n <= 130 for n in size.values()), name
+        assert not set(sessions) & set(conversations), name  # the halves share no conversation
+        conversations.update(sessions)
+        turns += len(memories)
+        types.update(query["type"] for query in queries)
+        keys = {memory["key"]: memory for memory in memories}
+        for query in queries:
+            if query["type"] == "contradiction":
+                assert {query["earlier"], query["later"]} == set(query["answers"]), query["id"]
+                assert query["earlier"] in keys[query["later"]]["contradicts"], query["id"]
+            if query["type"] == "undeclared_supersede":
+                assert query["marked"] == keys[query["answers"][0]]["marked"], query["id"]
+    assert turns >= 2400
+    assert types["undeclared_supersede"] >= 70 and types["stable_fact"] + types["personal"] >= 40
+    assert types["previous_value"] >= 20 and types["contradiction"] >= 12 and types["complementary"] >= 10

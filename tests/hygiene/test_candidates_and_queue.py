@@ -4,7 +4,7 @@ import pytest
 
 from hygiene.judge import Verdict as JudgeVerdict
 from hygiene.models import Conflict, Verdict
-from hygiene.services import Action, action_for, queue_refusal, retire_refusal
+from hygiene.services import Action, action_for, queue_refusal, queued_relation, retire_refusal
 from memory.models import Memory
 from tenants import rls
 from tests.conftest import build_tenant
@@ -134,6 +134,37 @@ def test_the_judge_alone_retires_only_the_same_writers_update_of_the_same_subjec
     # The same subject, the same values: a restatement is not an update the judge may act on alone.
     assert retire_refusal(older="The web cache TTL is 60 seconds.", newer="Web cache TTL: 60 seconds.",
                           older_kind="fact", newer_kind="fact", same_writer=True)
+
+
+def test_a_disagreement_nobody_marked_is_queued_whatever_the_judge_called_it():
+    """Seed 004: a later statement that disagrees without saying it is an update overwrites nothing. The judge's
+    confident "supersedes" on such a pair (a contradiction) goes to a person; the same pair with a word of change
+    may retire."""
+    pair = {"older": "The staging database is Postgres 13.", "older_kind": "fact", "newer_kind": "fact",
+            "same_writer": True}
+    assert retire_refusal(**pair, newer="The staging database is Postgres 15.") == \
+        "no word of the newer says it is an update: a disagreement for a person"
+    assert retire_refusal(**pair, newer="The staging database is Postgres 15 now.") is None
+    assert retire_refusal(**pair, newer="We switched the staging database to Postgres 15.") is None
+
+
+def test_a_queued_supersedes_keeps_its_direction_only_when_the_newer_says_it_is_an_update():
+    older = "Checkout is owned by Dana."
+    assert queued_relation("supersedes", older=older, newer="Checkout is owned by Ivan now.") == ("supersedes", "")
+    assert queued_relation("supersedes", older=older, newer="Ivan owns checkout.") == (
+        "contradicts", "; queued as a disagreement: no word of the newer says it is an update")
+    assert queued_relation("duplicate", older=older, newer="Dana owns checkout.") == ("duplicate", "")
+
+
+def test_two_remarks_are_queued_only_when_they_give_different_values_for_one_thing():
+    """A conversation's turns (notes) are weighed against each other only on the evidence recall shows: a sentence
+    of each about the same thing, with different values of one type."""
+    remarks = {"older_kind": "note", "newer_kind": "note", "similarity": 0.6}
+    older = "Can you help me with the release script? The launch is on March 3, marketing is lined up."
+    assert queue_refusal(**remarks, older=older, newer="Script works, thanks. The launch moved to March 17, "
+                                                       "so we have more time.") is None
+    assert queue_refusal(**remarks, older=older, newer="Marketing wants the launch video in the press kit by then.") \
+        == "two remarks that give no different values for one thing"
 
 
 def test_a_question_is_never_queued_and_distant_pairs_are_only_recorded(settings):

@@ -10,16 +10,6 @@ from tenants import rls
 from tests.memory.test_remember import supersedes
 
 
-@pytest.fixture
-def recall(api):
-    def call(token: str, query: str, expect: int = 200, **body) -> dict:
-        response = api(token).post("/api/v1/recall", {"query": query, **body}, format="json")
-        assert response.status_code == expect, response.content
-        return response.json()
-
-    return call
-
-
 def ids(body: dict) -> list[str]:
     return [r["memory"]["id"] for r in body["results"]]
 
@@ -156,7 +146,7 @@ def test_why_and_trace_explain_the_ranking(remember, recall, acme):
     why = body["results"][0]["why"]
     assert why["vector_rank"] == 1 and why["text_rank"] == 1 and "by meaning" in why["note"]
     trace = body["trace"]
-    assert trace["channels"]["vector"]["candidates"] == 1 and "elasticsearch" in trace["channels"]["text"]["tsquery"]
+    assert trace["channels"]["vector"]["candidates"] == 1 and "elasticsearch" in trace["channels"]["text"]["terms"]
     assert "reciprocal rank fusion" in trace["fusion"] and trace["filters"]["lifecycle"] == "live"
 
 
@@ -252,7 +242,8 @@ def _judged(acme, older: str, newer: str, relation: str = "supersedes") -> None:
 
 def test_an_open_conflict_judged_supersedes_ranks_the_newer_first_without_retiring(remember, recall, api, acme):
     old = remember(acme.member_token, "The staging database runs on Postgres 14.")["memory"]["id"]
-    new = remember(acme.member_token, "Staging moved to PG 17 last week.")["memory"]["id"]
+    # No word of change: without the judge's direction, read-time disagreement keeps relevance order.
+    new = remember(acme.member_token, "Staging is on PG 17 since last week.")["memory"]["id"]
     remember(acme.member_token, "Production backups run nightly at 02:00.")
     question = "Which Postgres version does staging run?"
     assert ids(recall(acme.member_token, question))[0] == old  # worded like the question: first on relevance alone

@@ -1,0 +1,262 @@
+"""Personal conversations of the held-out half (even numbers): maya, tom, lena, raj in personal scope."""
+from dsl import Contra, Conv, Slot
+
+L02 = Conv("l02", "maya", None, "2026-01-12", 108, "Maya plans her 30th birthday party", slots=[
+    Slot("venue", [
+        "I booked the back room at Café Lindner for my 30th.",
+        "M|The party isn't at Café Lindner anymore, we're doing it at the rooftop bar Hoch Oben.",
+    ], ask=["Where is my birthday celebration happening?"],
+        prev=[("Which place had I reserved for the party first?", 0)],
+        noise=["Do people still do themed birthday parties at thirty, or is that weird?"],
+        w="lindner hoch oben rooftop bar venue"),
+    Slot("date", [
+        "The party is on Saturday, February 28.",
+        "U|We're celebrating on the 7th of March, a Saturday.",
+    ], ask=["On what day is my thirtieth being held?"],
+        noise=["I need to send a save-the-date before people fill up their weekends."],
+        w="celebrating save weekends"),
+    Slot("guests", [
+        "I've invited 35 people to the party.",
+        "U|The guest list stands at 48.",
+        "M|Final headcount for the party is 41, a few people cancelled.",
+    ], ask=["How many people will turn up to my celebration?"],
+        noise=["Making the guest list is harder than I thought, who do I leave out?"],
+        comps=[("Twelve of the guests are bringing a plus-one.",
+                ["How many of my friends are bringing a partner?"])],
+        w="guest guests invited headcount"),
+    Slot("cake", [
+        "The cake is coming from Konditorei Rausch, lemon and raspberry.",
+        "M|Changed the cake from lemon-raspberry to chocolate hazelnut, my sister insisted.",
+    ], ask=["What flavour will the birthday cake be?"],
+        noise=["Should the cake say 'thirty' on it, or is that too much?"],
+        w="cake rausch konditorei"),
+    Slot("music", ["My cousin Yara is doing the music with her own speakers."],
+         ask=["Who's playing the songs at my party?"],
+         noise=["I need a playlist of early 2000s hits for the party."],
+         comps=[("Yara needs two power sockets near the window for her speakers.", [])],
+         w="yara speakers playlist music songs"),
+    Slot("drink", ["My favourite drink is a Hugo spritz, so the bar needs elderflower syrup."],
+         ask=["Which cocktail do I want stocked for the evening?"],
+         noise=["The bar menu is enormous, I have decision paralysis."],
+         w="hugo spritz elderflower drink drinks cocktail"),
+], contras=[
+    Contra("photographer", "Lotte says her photographer friend charges 300 euros for an evening.",
+           "The photographer's website lists 450 euros for a three-hour event.",
+           ask=["How much would the photographer cost for the night?"],
+           w="photographer lotte"),
+])
+
+L06 = Conv("l06", "tom", None, "2026-01-27", 100, "Tom buys a used family car", slots=[
+    Slot("budget", [
+        "I want to spend at most 15,000 on the car.",
+        "M|I upped my car budget to 18,000, we need the bigger boot.",
+    ], ask=["What's the most I'm willing to pay for a vehicle?"],
+        noise=["Car prices are ridiculous right now, even for old ones."],
+        w="budget spend car cars prices"),
+    Slot("model", [
+        "I'm leaning towards a 2019 Skoda Octavia estate.",
+        "U|The one I want is a 2020 Toyota Corolla Touring hybrid.",
+        "M|Forget the Corolla, I ended up with a 2021 Kia Ceed SW.",
+    ], ask=["Which car did I decide on?"],
+        prev=[("Which model was I set on right before the Kia?", 1)],
+        noise=["Dealer websites are all terrible, the filters never work."],
+        w="skoda octavia toyota corolla kia ceed model dealer"),
+    Slot("test-drive", [
+        "The test drive is on Thursday at 5 pm at Autohaus Becker.",
+        "M|Becker rescheduled the test drive for Saturday morning at 10.",
+    ], ask=["When am I trying out the car at the dealership?"],
+        noise=["I never know what to check on a test drive besides the brakes."],
+        w="drive becker autohaus brakes"),
+    Slot("insurance", [
+        "The car insurance quote from HUK is 640 euros a year.",
+        "U|Allianz will cover the car fully for 590 a year, I'm going with them.",
+    ], ask=["Who's insuring the car, and what does it cost annually?"],
+        noise=["Insurance comparison sites ask for the same data five times."],
+        w="insurance huk allianz quote"),
+    Slot("licence", ["My driving licence is class B plus BE, so I can tow a trailer."],
+         ask=["Which categories does my driving permit cover?"],
+         noise=["The photo on my licence makes me look about twelve."],
+         comps=[("The licence card itself expires in 2033, it's one of the new plastic ones.", [])],
+         w="licence trailer tow"),
+    Slot("garage", ["Our garage at home is only 2.3 metres wide."],
+         ask=["How wide is the parking space at our house?"],
+         noise=["The garage is full of the kids' bikes, no idea where a car would even go."],
+         w="garage bikes"),
+], contras=[
+    Contra("trade-in", "My brother-in-law reckons my old Golf is worth about 4,000 as a trade-in.",
+           "The online valuation tool says my Golf would fetch 2,700 at most.",
+           ask=["What's my old car worth if I hand it over to the dealer?"],
+           w="golf trade valuation worth"),
+])
+
+L10 = Conv("l10", "lena", None, "2026-01-12", 112, "Lena's family gets a puppy", slots=[
+    Slot("pickup", [
+        "We're picking up the puppy on March 14.",
+        "M|The breeder brought the pickup forward to March 7.",
+    ], ask=["When do we bring the dog home?"],
+        noise=["Can you help me make a checklist of things to buy before the puppy arrives?"],
+        w="pickup breeder puppy"),
+    Slot("name", [
+        "We're calling the puppy Pepper.",
+        "U|Her name is going to be Miso, the kids voted.",
+    ], ask=["What's our new dog called?"],
+        restate={1: ["Miso it is, the kids already made her a little name tag."]},
+        prev=[("What name had we picked for the puppy originally?", 0)],
+        noise=["The kids made a huge list of dog names, most of them are foods."],
+        w="pepper miso name names"),
+    Slot("vet", [
+        "The puppy's vet will be the Tierarztpraxis am Park, five minutes away.",
+        "M|We moved her to the vet clinic on Hauptstrasse, the park one doesn't take new patients.",
+    ], ask=["Which animal clinic is looking after the puppy?"],
+        noise=["Vet bills for a puppy add up fast, apparently."],
+        w="vet tierarztpraxis clinic hauptstrasse bills"),
+    Slot("food", [
+        "The breeder feeds her Royal Canin puppy food.",
+        "U|The puppy does best on grain-free Wolfsblut kibble.",
+        "M|The vet wants her on Hill's sensitive stomach food from now on.",
+    ], ask=["What are we feeding the puppy?"],
+        noise=["I need a food bowl that doesn't slide across the whole kitchen."],
+        w="food kibble canin wolfsblut hill bowl"),
+    Slot("breed", ["The puppy is a mini Australian shepherd, she'll be around 12 kilos fully grown."],
+         ask=["How big will our dog get?"],
+         noise=["Mini Aussies need a lot of exercise, apparently."],
+         comps=[("She was born on January 9, so the puppy will be eight weeks old when we get her.",
+                 ["What's the puppy's birthday?"])],
+         w="shepherd aussies kilos born"),
+    Slot("lease", ["Our lease allows dogs, it's in paragraph 9."],
+         ask=["Are pets permitted in our flat?"],
+         noise=["The downstairs neighbour already complained about barking, and we don't even have a dog yet."],
+         w="lease paragraph neighbour barking dog dogs"),
+], contras=[
+    Contra("classes", "The dog school says puppy classes can start at ten weeks.",
+           "The vet told us to wait until sixteen weeks before any group classes.",
+           ask=["At what age can she start training with other dogs?"],
+           w="school weeks classes"),
+])
+
+L14 = Conv("l14", "raj", None, "2026-02-24", 110, "Raj and friends walk the West Highland Way", slots=[
+    Slot("start", [
+        "We start the West Highland Way on June 6.",
+        "M|Change of dates: we now set off on the Highland Way on June 13.",
+    ], ask=["When do we begin the long walk in Scotland?"],
+        noise=["I still need to break in the new socks before the Highland Way."],
+        w="highland scotland socks"),
+    Slot("group", [
+        "There are five of us doing the hike.",
+        "U|We're a group of seven for the walk, Sam's two brothers joined.",
+    ], ask=["How many people are on the hiking trip?"],
+        prev=[("How big was the hiking group at first?", 0)],
+        noise=["Sam set up a group chat for the hike and it's already chaos."],
+        w="hike group sam walk"),
+    Slot("baggage", [
+        "We'll carry all our own gear, no baggage service.",
+        "M|We booked a luggage transfer after all, so our bags get moved between stops.",
+    ], ask=["Will we have to lug our packs the whole way?"],
+        noise=["My backpack is ancient, the zip broke last week."],
+        w="baggage luggage bags gear backpack"),
+    Slot("night1", [
+        "First night we're camping at Milngavie.",
+        "U|After the first stage we sleep at the Drymen bunkhouse.",
+    ], ask=["Where do we stay on day one of the walk?"],
+        noise=["Wild camping rules in Scotland are surprisingly relaxed."],
+        w="camping milngavie drymen bunkhouse"),
+    Slot("midge", ["I react to DEET, so I use the Smidge repellent instead."],
+         ask=["Which insect spray can I actually use?"],
+         restate={0: ["No DEET for me, the Smidge bottle is what goes in my pack."]},
+         noise=["Everyone warns me the midges will eat me alive."],
+         comps=[("Midge season in the Highlands peaks in July and August, so June should be a bit better.",
+                 ["When are the biting insects at their worst up there?"])],
+         w="midge midges deet smidge repellent"),
+    Slot("boots", ["My hiking boots are Meindl, size 44, well broken in."],
+         ask=["Which walking shoes am I taking?"],
+         noise=["My boots still smell like last year's bog."],
+         w="boots meindl hiking"),
+], contras=[
+    Contra("longest", "The guidebook says the longest stage is 28 km.",
+           "Sam says the longest day is closer to 35 km.",
+           ask=["How long is the toughest day of the hike?"],
+           w="guidebook longest stage"),
+])
+
+L20 = Conv("l20", "tom", None, "2026-02-16", 118, "Tom juggles his daughter Ella's school and activities", slots=[
+    Slot("swim", [
+        "Ella's swimming lessons are Mondays at 4:30.",
+        "M|Ella's swim class moved to Wednesdays at 5 because the pool is being renovated.",
+    ], ask=["When is Ella's swimming these days?"],
+        noise=["Ella lost her swimming goggles again, third pair this year."],
+        w="swim swimming pool goggles"),
+    Slot("sitter", [
+        "Our regular babysitter is Leonie, she charges 14 an hour.",
+        "U|Marta is our Friday babysitter, she studies at the university nearby.",
+    ], ask=["Who looks after the kids when we go out?"],
+        prev=[("Which sitter did we use before Marta?", 0)],
+        noise=["Babysitting rates have gone up a lot since we last looked."],
+        w="babysitter babysitting sitter leonie marta"),
+    Slot("trip", [
+        "The school trip to the Harz costs 240 euros.",
+        "M|The school lowered the Harz trip price to 195 after a grant came through.",
+    ], ask=["How much do we have to pay for the class trip?"],
+        noise=["Ella is already packing for the school trip, weeks too early."],
+        comps=[("The Harz trip lasts five days and they travel by coach.",
+                ["How many days will Ella be away with her class?"])],
+        w="harz trip coach grant"),
+    Slot("teacher-meeting", [
+        "The parent-teacher meeting for Ella is on April 15 at 17:00.",
+        "M|The teacher pushed our meeting to April 22, at 16:30.",
+    ], ask=["When am I seeing Ella's teacher?"],
+        noise=["I never know what to ask at these parent-teacher things."],
+        w="parent teacher"),
+    Slot("allergy", ["Ella is allergic to peanuts, her EpiPen is in the blue bag."],
+         ask=["Does my daughter have any food allergies?"],
+         noise=["Ella's class has a bake sale and I have to bring something nut-free."],
+         w="peanuts epipen allergic nut"),
+    Slot("class", ["Ella goes to the Grundschule am Weiher, class 3b."],
+         ask=["Which class is my daughter in?"],
+         noise=["Ella's school got a new reading corner and she loves it."],
+         w="grundschule weiher 3b school"),
+], contras=[
+    Contra("club", "The after-school club says pickup is possible until 17:30.",
+           "Another parent told me the after-school club closes at 17:00.",
+           ask=["How late in the afternoon can I pick Ella up?"],
+           w="club pickup"),
+])
+
+L24 = Conv("l24", "raj", None, "2026-04-01", 106, "Raj is best man at his brother Arjun's wedding", slots=[
+    Slot("venue", [
+        "Arjun's wedding is at Schloss Hohenfels.",
+        "M|Arjun and Mia moved the wedding to a vineyard in the Pfalz, Weingut Rebenhof.",
+    ], ask=["Where is my brother getting married?"],
+        noise=["The wedding website still has a placeholder photo of a castle."],
+        w="wedding schloss hohenfels vineyard weingut rebenhof castle"),
+    Slot("speech", [
+        "My best man speech should be about five minutes.",
+        "U|Mia asked that the speeches stay under three minutes each.",
+    ], ask=["How long am I supposed to talk at the reception?"],
+        noise=["I've rewritten the opening joke of my speech four times."],
+        w="speech speeches joke"),
+    Slot("suit", [
+        "I'm renting a navy suit from Hirmer for the wedding.",
+        "M|No more navy: the groomsmen all wear charcoal grey, so I'm buying one at Zara.",
+    ], ask=["What am I wearing to my brother's big day?"],
+        noise=["Suit shopping is my least favourite activity ever."],
+        w="suit navy hirmer charcoal groomsmen zara"),
+    Slot("stag", [
+        "The stag weekend is in Prague, June 5 to 7.",
+        "M|We changed the stag from Prague to Hamburg, same weekend.",
+    ], ask=["Which city are we taking Arjun to for the bachelor weekend?"],
+        prev=[("Where was the stag do planned originally?", 0)],
+        noise=["Planning the stag in a group chat with all the guys is pure chaos."],
+        w="stag prague hamburg"),
+    Slot("ceremony", ["The ceremony starts at 14:00 on August 15."],
+         ask=["At what time do Arjun and Mia say their vows?"],
+         noise=["I have to be there early for photos, Mia's orders."],
+         comps=[("The photographer wants the groomsmen ready at 12:30 for pictures.",
+                 ["By what time should I be dressed for the picture session?"])],
+         w="ceremony photographer photos pictures"),
+    Slot("fiancee", ["Arjun's fiancée Mia is a paediatrician at the Charité."],
+         ask=["What does my brother's partner do for a living?"],
+         noise=["Mia's family is huge, I'll never remember all the names."],
+         w="fiancée paediatrician charité"),
+])
+
+CONVS = [L02, L06, L10, L14, L20, L24]

@@ -1,0 +1,103 @@
+"""Read-time disagreement (memory/disagreement.py, API.md "Read-time disagreement"), seen through recall.
+
+Two live memories that give different values for the same thing are both flagged `disagrees`, each naming the other
+and when it was written; the newer comes first only where it says in words that it is an update. Nothing is retired
+or queued by it, and it holds under `as_of` as of then.
+"""
+from concurrent.futures import ThreadPoolExecutor
+
+from django.utils import timezone
+
+from memory import disagreement
+
+
+def ids(body: dict) -> list[str]:
+    return [r["memory"]["id"] for r in body["results"]]
+
+
+def _result(body: dict, memory_id: str) -> dict:
+    return next(r for r in body["results"] if r["memory"]["id"] == memory_id)
+
+
+def test_a_change_in_passing_without_a_marker_is_shown_as_a_disagreement(remember, recall, api, acme):
+    old = remember(acme.member_token, "Can you look at the release script? It fails on the tag step. "
+                                      "The launch is on March 3, marketing is lined up.")["memory"]
+    new = remember(acme.member_token, "Thanks, the script works. We launch on March 17 with the partners, "
+                                      "the press kit is ready.")["memory"]
+    body = recall(acme.member_token, "When is the launch?")
+    first, second = _result(body, old["id"]), _result(body, new["id"])
+    assert "disagrees" in first["flags"] and "disagrees" in second["flags"]
+    assert first["disagrees_with"] == [{"id": new["id"], "created_at": new["created_at"]}]
+    assert second["disagrees_with"] == [{"id": old["id"], "created_at": old["created_at"]}]
+    assert f"disagrees with {new['id']}" in first["why"]["note"] and "neither says which is current" in \
+        first["why"]["note"]
+    pairs = body["trace"]["disagreements"]["pairs"]
+    assert pairs == [{"newer": new["id"], "older": old["id"], "values": "date: 3/3 against 3/17",
+                      "update_marker": None}]
+    # Read-time evidence only: both stay live, no conflict is opened.
+    for memory_id in (old["id"], new["id"]):
+        assert api(acme.member_token).get(f"/api/v1/memories/{memory_id}").json()["memory"]["status"] == "live"
+    assert api(acme.member_token).get("/api/v1/conflicts").json()["results"] == []
+
+
+def test_an_update_that_says_it_is_one_comes_before_what_it_updates(remember, recall, acme):
+    # The question is worded like the old statement, so relevance alone ranks the old one first.
+    old = remember(acme.member_token, "The Pro plan price is 29 euros per month for every seat.")["memory"]["id"]
+    new = remember(acme.member_token, "Finance call went fine. Pricing changed to 35 euros.")["memory"]["id"]
+    body = recall(acme.member_token, "What is the Pro plan price per month for a seat?")
+    assert ids(body)[:2] == [new, old]
+    assert f"ranked before {old}" in _result(body, new)["why"]["note"]
+    assert f"probably updated by {new}" in _result(body, old)["why"]["note"]
+    assert "changed to" in _result(body, old)["why"]["note"]
+
+
+def test_without_a_marker_the_newer_keeps_its_relevance_place(remember, recall, acme):
+    """Age alone never moves a memory: the same pair, the newer without a word of change, stays second."""
+    old = remember(acme.member_token, "The Pro plan price is 29 euros per month for every seat.")["memory"]["id"]
+    new = remember(acme.member_token, "Finance call went fine. Pricing is 35 euros.")["memory"]["id"]
+    body = recall(acme.member_token, "What is the Pro plan price per month for a seat?")
+    assert ids(body)[:2] == [old, new]
+    assert "disagrees" in _result(body, old)["flags"]
+
+
+def test_facts_about_other_things_on_the_same_topic_are_not_flagged(remember, recall, acme):
+    remember(acme.member_token, "The launch is on March 3, marketing is lined up.")
+    remember(acme.member_token, "The launch checklist has 14 items and Priya owns it.")
+    remember(acme.member_token, "Our launch party playlist is done.")
+    body = recall(acme.member_token, "When is the launch?")
+    assert all("disagrees" not in r["flags"] and r["disagrees_with"] == [] for r in body["results"])
+    assert body["trace"]["disagreements"]["pairs"] == []
+
+
+def test_as_of_reads_the_disagreement_as_it_stood_then(remember, recall, acme):
+    old = remember(acme.member_token, "The launch is on March 3, marketing is lined up.")["memory"]["id"]
+    before = timezone.now()
+    new = remember(acme.member_token, "Heads up, the launch moved to March 17.")["memory"]["id"]
+    then = recall(acme.member_token, "When is the launch?", as_of=before.isoformat())
+    assert ids(then) == [old] and then["results"][0]["flags"] == []
+    now = recall(acme.member_token, "When is the launch?")
+    assert ids(now)[:2] == [new, old] and "disagrees" in _result(now, old)["flags"]
+
+
+def test_values_are_read_by_type_from_the_sentence_that_answers():
+    sentence = disagreement.answering(
+        "Can you check my slides? The cutover moved to April 9, the 14 tests passed.", {"cutov"}, "date")
+    assert sentence.values == {"date": frozenset({"4/9"}), "number": frozenset({"14 test"})}
+    assert sentence.marked == "moved to"
+    assert disagreement.expects("When do we cut over?") == "date"
+    assert disagreement.expects("How much will the flat cost?") == "money"
+    # Counts of different things are not two values of one thing; a question gives no value.
+    days = disagreement.sentences("A/B tests run for at least 14 days.")[0]
+    users = disagreement.sentences("A/B tests need 50,000 users per arm.")[0]
+    assert disagreement.differing(days, users, "number") == {}
+    assert disagreement.sentences("Is the launch on March 3?") == []
+
+
+def test_words_are_stemmed_safely_from_many_threads():
+    """The web threads share the module: a stemmer shared between them broke mid-word (IndexError, a 500)."""
+    words = [f"{'abcdefghij'[i % 10]}{'klmnopqrst'[i // 10 % 10]}running{i}ations" for i in range(20000)]
+    chunks = [words[i::8] for i in range(8)]
+    with ThreadPoolExecutor(8) as pool:
+        stemmed = list(pool.map(lambda chunk: [disagreement._stem(w) for w in chunk], chunks))
+    disagreement._stem.cache_clear()
+    assert stemmed == [[disagreement._stem(w) for w in chunk] for chunk in chunks]
