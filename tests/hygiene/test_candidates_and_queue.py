@@ -52,6 +52,24 @@ def test_a_personal_write_looks_at_the_writers_personal_memories_only(api, work,
     assert {v.other_id for v in judged_as_member(acme, new)} == {mine}
 
 
+def test_a_turn_that_changes_a_fact_in_passing_is_judged_against_the_turn_it_changes(api, work, settings, fake_vllm):
+    """The changed turn is far from the new one by meaning (both are mostly about something else), so it is not
+    among the nearest; it is a candidate because a sentence of each gives another value for the same thing."""
+    settings.JUDGE_CANDIDATES = 1
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.8, "rationale": "moved"}
+    acme = build_tenant("acme")
+    first = remember(api, acme.member_token, "Can you help me plan meals for the week? I want less meat. "
+                                             "The launch is on March 3, marketing is lined up.")
+    nearer = remember(api, acme.member_token, "The release script fails on the tag step again, I am puzzled.")
+    work()
+    new = remember(api, acme.member_token, "The release script passes the tag step now, thanks a lot. "
+                                           "Heads up, the launch moved to March 17.")
+    work()
+    assert {v.other_id for v in judged_as_member(acme, new)} == {nearer, first}
+    (conflict,) = conflicts_of(acme, new)
+    assert (conflict.a_id, conflict.relation) == (first, "supersedes")  # the newer says it moved: a direction
+
+
 def test_only_the_likeliest_probable_predecessors_are_queued(api, work, settings, fake_vllm):
     """Every candidate judged a probable replacement below the bar: JUDGE_ACTIONS_PER_WRITE conflicts, the rest
     only recorded."""
