@@ -111,15 +111,6 @@ def queue_refusal(*, older: str, newer: str, similarity: float, older_kind: str 
     return None
 
 
-def queued_relation(relation: str, *, older: str, newer: str) -> tuple[str, str]:
-    """The relation an open conflict records (recall orders by it), and what to add to its rationale. A judge's
-    "supersedes" whose newer side does not say in words that it is an update is queued as a disagreement without a
-    direction (`contradicts`): seed 004 shows both, in relevance order, until a person decides."""
-    if relation == "supersedes" and not disagreement.update_words(older, newer):
-        return "contradicts", "; queued as a disagreement: no word of the newer says it is an update"
-    return relation, ""
-
-
 def action_for(verdict, threshold: float, *, retire_refused: str | None = None,
                queue_refused: str | None = None) -> Action:
     """What a verdict asks of the review, before the checks on the memories' state (both live, who may replace whom).
@@ -307,10 +298,9 @@ def _decide(memory_id: str, candidate: Candidate, verdict, judge, latency_ms: fl
         lifecycle.supersede(older, successor=newer, reason=reason, origin=Link.Origin.JUDGE, principal=principal)
     elif both_live and action != Action.RECORD:
         decision = Verdict.Decision.CONFLICT
-        relation, why = queued_relation(verdict.relation, older=older.content, newer=newer.content)
         Conflict.objects.create(
-            org_id=newer.org_id, a=older, b=newer, relation=relation, confidence=verdict.confidence,
-            judge=judge_name, prompt_version=prompt_version, rationale=rationale + why,
+            org_id=newer.org_id, a=older, b=newer, relation=verdict.relation, confidence=verdict.confidence,
+            judge=judge_name, prompt_version=prompt_version, rationale=rationale,
         )
     else:
         decision = Verdict.Decision.RECORDED

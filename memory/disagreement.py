@@ -152,15 +152,17 @@ def _values(text: str) -> dict[str, frozenset[str]]:
     return {kind: frozenset(values) for kind, values in found.items()}
 
 
-def sentences(text: str) -> list[Sentence]:
-    """The statements of ``text``: its sentences, less questions (a question gives no value)."""
+@functools.lru_cache(maxsize=8192)
+def sentences(text: str) -> tuple[Sentence, ...]:
+    """The statements of ``text``: its sentences, less questions (a question gives no value). Cached: recall reads
+    the same memories again and again, and parsing ten of them took 2 ms."""
     out = []
     for part in _SENTENCES.split(text.strip()):
         if not part or part.rstrip().endswith("?"):
             continue
         marker = MARKER.search(part)
         out.append(Sentence(part, frozenset(stems(part)), _values(part), marker.group() if marker else None))
-    return out
+    return tuple(out)
 
 
 # What a question asks for, by its words: the value type that answers it (first match wins).

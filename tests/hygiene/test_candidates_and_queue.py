@@ -4,7 +4,7 @@ import pytest
 
 from hygiene.judge import Verdict as JudgeVerdict
 from hygiene.models import Conflict, Verdict
-from hygiene.services import Action, action_for, queue_refusal, queued_relation, retire_refusal
+from hygiene.services import Action, action_for, queue_refusal, retire_refusal
 from memory.models import Memory
 from tenants import rls
 from tests.conftest import build_tenant
@@ -67,7 +67,7 @@ def test_a_turn_that_changes_a_fact_in_passing_is_judged_against_the_turn_it_cha
     work()
     assert {v.other_id for v in judged_as_member(acme, new)} == {nearer, first}
     (conflict,) = conflicts_of(acme, new)
-    assert (conflict.a_id, conflict.relation) == (first, "supersedes")  # the newer says it moved: a direction
+    assert (conflict.a_id, conflict.relation) == (first, "supersedes")
 
 
 def test_only_the_likeliest_probable_predecessors_are_queued(api, work, settings, fake_vllm):
@@ -164,14 +164,6 @@ def test_a_disagreement_nobody_marked_is_queued_whatever_the_judge_called_it():
         "no word of the newer says it is an update: a disagreement for a person"
     assert retire_refusal(**pair, newer="The staging database is Postgres 15 now.") is None
     assert retire_refusal(**pair, newer="We switched the staging database to Postgres 15.") is None
-
-
-def test_a_queued_supersedes_keeps_its_direction_only_when_the_newer_says_it_is_an_update():
-    older = "Checkout is owned by Dana."
-    assert queued_relation("supersedes", older=older, newer="Checkout is owned by Ivan now.") == ("supersedes", "")
-    assert queued_relation("supersedes", older=older, newer="Ivan owns checkout.") == (
-        "contradicts", "; queued as a disagreement: no word of the newer says it is an update")
-    assert queued_relation("duplicate", older=older, newer="Dana owns checkout.") == ("duplicate", "")
 
 
 def test_two_remarks_are_queued_only_when_they_give_different_values_for_one_thing():

@@ -50,10 +50,7 @@ def test_an_uncertain_verdict_becomes_a_conflict_for_a_human(api, work, fake_vll
     work()
     assert memory(acme, old).status == "live"
     (conflict,) = state(acme, Conflict)
-    # The judge said "supersedes", but nothing in "Ivan owns checkout." says it is an update: a disagreement for a
-    # person, without a direction that would rank one above the other.
-    assert (conflict.a_id, conflict.b_id, conflict.relation, conflict.status) == (old, new, "contradicts", "open")
-    assert conflict.rationale.endswith("queued as a disagreement: no word of the newer says it is an update")
+    assert (conflict.a_id, conflict.b_id, conflict.relation, conflict.status) == (old, new, "supersedes", "open")
     listed = api(acme.member_token).get("/api/v1/conflicts?status=open").json()["results"]
     assert [(c["a"], c["b"], c["confidence"], c["judge"]) for c in listed] == [(old, new, 0.87, "vllm:test-judge")]
     both = api(acme.member_token).post("/api/v1/recall", {"query": "Who owns checkout?", "k": 2}, format="json").json()

@@ -146,7 +146,7 @@ def test_why_and_trace_explain_the_ranking(remember, recall, acme):
     why = body["results"][0]["why"]
     assert why["vector_rank"] == 1 and why["text_rank"] == 1 and "by meaning" in why["note"]
     trace = body["trace"]
-    assert trace["channels"]["vector"]["candidates"] == 1 and "elasticsearch" in trace["channels"]["text"]["terms"]
+    assert trace["channels"]["vector"]["candidates"] == 1 and "elasticsearch" in trace["channels"]["text"]["tsquery"]
     assert "reciprocal rank fusion" in trace["fusion"] and trace["filters"]["lifecycle"] == "live"
 
 
