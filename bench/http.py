@@ -39,7 +39,7 @@ from tenants.services import api_token_issue
 
 OPERATIONS = ("remember", "recall")
 WARM_UP = 5  # untimed requests per client (or in process) before each measured series
-TARGET_P50_GAP_MS = 3.0  # issue 10: at one client, HTTP p50 within 3 ms of the in-process p50
+TARGET_P50_GAP_MS = 3.0  # at one client, HTTP p50 within 3 ms of the in-process p50: the server adds little
 
 
 def _request(operation: str, rng: random.Random, serial: str) -> dict:

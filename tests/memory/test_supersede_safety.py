@@ -73,7 +73,8 @@ def test_chain_walks_survive_a_cycle_in_the_store(remember, api, acme, settings)
     settings.STATEMENT_TIMEOUT_MS = 2000  # a walk that loops fails in 2 s instead of 5
     m1 = remember(acme.member_token, "The release train leaves on Wednesdays.")["memory"]["id"]
     m2 = remember(acme.member_token, "The release train leaves on Thursdays.", links=supersedes(m1))["memory"]["id"]
-    # What defect 1 let a check write: m1 and m2 each other's successor, neither live. Written here directly.
+    # What a check once could write (a correction naming its own successor): m1 and m2 each other's successor,
+    # neither live. Written here directly.
     with rls.tenant_scope(acme.scope):
         Memory.objects.filter(pk=m2).update(status="superseded", superseded_by_id=m1, invalidated_at=timezone.now())
         Link.objects.create(org=acme.org, src_id=m1, dst_id=m2, type="supersedes", retired_dst=True, origin="check")
