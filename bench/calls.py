@@ -9,13 +9,13 @@ from tenants.auth import Principal, load_principal
 
 def remember(principal: Principal, content: str, steps: StepTimer | None = None, **fields) -> services.RememberResult:
     steps = steps or StepTimer()
-    vector = services.memory_embedding(content)
+    embedded = services.memory_embedding(content)
     steps.lap("embed")
     with rls.tenant_scope(principal.scope):
         caller = _identity(principal)
         steps.lap("identity")
         result = services.memory_remember(
-            principal=caller, draft=services.MemoryDraft(content=content, **fields), vector=vector, steps=steps
+            principal=caller, draft=services.MemoryDraft(content=content, **fields), embedded=embedded, steps=steps
         )
     steps.lap("commit")
     return result

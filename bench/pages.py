@@ -26,6 +26,7 @@ from bench.texts import SERVICES, synthetic_memory
 from hygiene.models import Conflict, Verdict
 from memory import services, sources
 from memory.embeddings import embed
+from memory.passages import Embedded
 from memory.models import Memory
 from tenants import rls
 from tenants.auth import SESSION_ORG_KEY, load_principal
@@ -70,7 +71,8 @@ def _extras(org, owners: list, rng: random.Random, say: Callable[[str], None]) -
                 with rls.tenant_scope(admin_scope):
                     sources.source_put(principal=load_principal(admin_scope, token_id=None),
                                        source_id=f"docs/{SERVICES[i % len(SERVICES)]}-{i}.md",
-                                       content=texts[i * SOURCE_VERSIONS + v - 1], vector=next(vectors),
+                                       content=texts[i * SOURCE_VERSIONS + v - 1],
+                                       embedded=Embedded(next(vectors)),
                                        version=f"v{v}", project_slug="p1")
         for owner in owners:  # every task and question is a loop, open, as remember leaves it
             with rls.tenant_scope(rls.Scope(org_id=org.id, user_id=owner)):

@@ -255,7 +255,8 @@ def disagreement_scores(query: dict, ids: dict[str, str], ranked: list[str], hit
     - current@1 / old@1: a current answer / an older version first; above_old: a current answer returned above
       every older version; both_shown: a current answer and an older version both returned; pair_flagged (of
       those): the first of each flagged as disagreeing with each other (read-time `disagrees`, or an open conflict);
-    - false_flag (questions whose answer never changed): the answer returned first carries `disagrees`;
+    - false_flag (questions whose answer never changed, contradictions aside): the answer returned first carries
+      `disagrees`;
     - later_above (contradictions): the later statement returned above the earlier, both returned;
     - bm25@1, bm25_above_old: the same two for plain BM25 (PlainBM25).
     """
@@ -281,7 +282,7 @@ def disagreement_scores(query: dict, ids: dict[str, str], ranked: list[str], hit
             current, old = hits[ranked[a]], hits[ranked[b]]
             out["pair_flagged"] = float(old.memory.id in {m.id for m in current.disagrees_with}
                                         or old.memory.id in current.conflicts_with)
-    elif not stale and query["type"] != "previous_value":
+    elif not stale and query["type"] not in ("previous_value", "contradiction"):  # a contradiction disagrees
         first = _first(ranked, answers)
         if first is not None:
             out["false_flag"] = float("disagrees" in hits[ranked[first]].flags)

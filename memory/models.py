@@ -126,6 +126,28 @@ class Memory(models.Model):
         return self.status == self.Status.LIVE
 
 
+class Passage(models.Model):
+    """One statement sentence of a memory of several, with its own vector (memory/passages.py). Written once with
+    the memory and deleted with it; scope, owner and project are the memory's, copied for row-level security
+    (migration 0011 holds the table, its partitions and its HNSW index)."""
+
+    pk = models.CompositePrimaryKey("org", "memory", "position")
+    org = models.ForeignKey(Organization, on_delete=models.PROTECT, db_index=False, db_constraint=False)
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="passages", db_index=False,
+                               db_constraint=False)
+    position = models.PositiveSmallIntegerField()
+    scope = models.CharField(max_length=16)
+    owner = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+", db_index=False, db_constraint=False)
+    project = models.ForeignKey(Project, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+                                db_index=False, db_constraint=False)
+    embedding = VectorField(dimensions=DIMENSIONS)
+
+    objects = OrgPartitionedManager()
+
+    class Meta:
+        base_manager_name = "objects"
+
+
 class Link(models.Model):
     class Type(models.TextChoices):
         SUPERSEDES = "supersedes"

@@ -16,10 +16,9 @@ from datetime import datetime
 import numpy as np
 from django.db import connection
 from django.utils import timezone
-from pgvector.django import VectorField
 
 from config.timing import StepTimer
-from memory import disagreement, selectors
+from memory import disagreement, passages, selectors
 from memory.models import Check, Link, Memory
 from tenants import rls
 from tenants.auth import Principal
@@ -114,8 +113,10 @@ def _filters(q: RecallQuery, project: Project | None, *, statuses: list[str] | N
     return " AND ".join(where), params
 
 
-def _vector_channel(vector: np.ndarray, where: str, params: list) -> list[tuple[str, float]]:
-    literal = VectorField().get_prep_value(vector)
+def _vector_channel(vector: np.ndarray, where: str, params: list) -> tuple[list[tuple[str, float]], int]:
+    """The memories nearest in meaning, by their whole text and by their statements (memory/passages.py), nearest
+    first; and how many of them only a statement found."""
+    literal = passages.vector_literal(vector)
     select = f"SELECT id, embedding <=> %s::vector AS distance FROM memory_memory WHERE {where}"
     with connection.cursor() as cursor:
         # Iterative scans (settings.VECTOR_SEARCH_OPTIONS): filters and RLS do not shorten the list.
@@ -129,7 +130,13 @@ def _vector_channel(vector: np.ndarray, where: str, params: list) -> list[tuple[
             cursor.execute(f"{select} ORDER BY (embedding <=> %s::vector) + 0 LIMIT {CHANNEL_DEPTH}",
                            [literal, *params, literal])
             rows = cursor.fetchall()
-    return sorted(rows, key=lambda row: row[1])
+    org_id = rls.require_scope().org_id
+    near = passages.nearest_memories(literal, org_id, 2 * CHANNEL_DEPTH)
+    if not near:  # no memory of several statements near the query: the whole texts' distances are the distances
+        return sorted(rows, key=lambda row: row[1]), 0
+    found = {memory_id for memory_id, _ in rows}
+    measured = passages.distances(literal, org_id, [*found, *(near - found)], where, params)
+    return sorted(measured.items(), key=lambda row: row[1])[:CHANNEL_DEPTH], len(measured.keys() - found)
 
 
 def _text_channel(text: str, where: str, params: list) -> tuple[list[str], str]:
@@ -223,7 +230,7 @@ def memory_recall(
     steps = steps or StepTimer()
     project = _project(principal, q.project)
     where, params = _filters(q, project, statuses=None if _searches_history(q) or q.include_history else ["live"])
-    vector_rows = _vector_channel(vector, where, params)
+    vector_rows, by_passage = _vector_channel(vector, where, params)
     steps.lap("vector_channel")
     text_ids, terms = _text_channel(q.query, where, params)
     steps.lap("text_channel")
@@ -242,7 +249,12 @@ def memory_recall(
     hits = _hydrate(ranked, q)
     steps.lap("hydration")
     warnings, kept_both = _annotate(hits, q, _filters(q, project, statuses=["live"]))
-    disagreements = _disagreements(hits, q.query, kept_both, reorder=not q.include_history)
+    # Vectors only for what could disagree: live memories that state a value.
+    valued = [hit.memory for hit in hits if hit.memory.status == Memory.Status.LIVE
+              and any(sentence.values for sentence in disagreement.sentences(hit.memory.content))]
+    vectors = passages.statement_vectors(rls.require_scope().org_id, valued) if len(valued) > 1 else {}
+    meaning = disagreement.Meaning(vector, vectors)
+    disagreements = _disagreements(hits, q.query, kept_both, meaning, reorder=not q.include_history)
     steps.lap("annotation")
     trace = {
         "query": q.query,
@@ -258,8 +270,10 @@ def memory_recall(
         "channels": {
             "vector": {
                 "candidates": len(vector_rows),
+                "passages": by_passage,
                 "method": "pgvector cosine: HNSW index with iterative scan, or an exact sort when the planner expects"
-                          " few candidates",
+                          " few candidates; a memory of several statements at the mean of its whole text's distance"
+                          " and its nearest statement's",
             },
             "text": {"candidates": len(text_ids), "tsquery": terms},
         },
@@ -282,7 +296,8 @@ def memory_recall(
     return RecallResult(hits=hits, warnings=warnings, trace=trace)
 
 
-def _disagreements(hits: list[Hit], query: str, kept_both: set[frozenset[str]], reorder: bool) -> list[dict]:
+def _disagreements(hits: list[Hit], query: str, kept_both: set[frozenset[str]], meaning: disagreement.Meaning,
+                   reorder: bool) -> list[dict]:
     """Flag the returned live memories that disagree (memory/disagreement.py) and, unless the reader asked for
     history (``reorder`` false: a question about the past wants the older value), put a newer one that says it is
     an update right before what it updates. Pairs in an open conflict (or whose current version stands in for one)
@@ -293,7 +308,7 @@ def _disagreements(hits: list[Hit], query: str, kept_both: set[frozenset[str]], 
                            for other in hit.conflicts_with + hit.probably_replaces}
     by_time = sorted(live.values(), key=lambda hit: (hit.memory.created_at, hit.memory.id))
     pairs = []
-    for pair in disagreement.find(query, [(hit.memory.id, hit.memory.content) for hit in by_time]):
+    for pair in disagreement.find(query, [(hit.memory.id, hit.memory.content) for hit in by_time], meaning):
         if frozenset((pair.newer, pair.older)) in related:
             continue
         older, newer, found = live[pair.older], live[pair.newer], pair.disagreement

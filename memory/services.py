@@ -8,17 +8,16 @@ import logging
 from dataclasses import dataclass, field
 from datetime import datetime
 
-import numpy as np
 from django.db import connection
 
 from config.errors import Code, Conflict, Forbidden, Invalid, NotFound
 from hygiene.outbox import review_record
 from memory import lifecycle, selectors
-from memory.embeddings import embed_one
 from memory.events import event_record
 from memory.lifecycle import Locked
 from memory.models import Check, Event, Link, Memory
 from memory.normalize import content_hash, normalize, same_signals
+from memory.passages import Embedded, embed_memory, passages_store
 from config.timing import StepTimer
 from tenants.auth import Principal, require_authoritative
 from tenants.models import Project
@@ -78,16 +77,17 @@ HINT = (
 )
 
 
-def memory_embedding(content: str) -> np.ndarray:
-    """The vector a memory is stored and deduplicated with. Entry points call it before their transaction."""
-    return embed_one(normalize(content))
+def memory_embedding(content: str) -> Embedded:
+    """The vectors a memory is stored, deduplicated and found with. Entry points call it before their transaction."""
+    return embed_memory(content)
 
 
 def memory_remember(
-    *, principal: Principal, draft: MemoryDraft, vector: np.ndarray, steps: StepTimer | None = None
+    *, principal: Principal, draft: MemoryDraft, embedded: Embedded, steps: StepTimer | None = None
 ) -> RememberResult:
     """Store a memory (or absorb it into a duplicate), apply its declared supersedes and links, and show an
-    undeclared write its nearest existing memories. ``vector`` is ``memory_embedding(draft.content)``."""
+    undeclared write its nearest existing memories. ``embedded`` is ``memory_embedding(draft.content)``."""
+    vector = embedded.vector
     steps = steps or StepTimer()
     supersedes = draft.supersedes
     reasons = {link.dst: link.reason for link in draft.links if link.type == Link.Type.SUPERSEDES}
@@ -106,7 +106,7 @@ def memory_remember(
         successor = absorbing
         event_record(successor, Event.Action.ABSORBED, principal, {"dedup": dedup, "content": draft.content})
     else:
-        successor = _store(principal, draft, scope, project_for_row, vector)
+        successor = _store(principal, draft, scope, project_for_row, embedded)
     result = RememberResult(
         memory=successor, created=absorbing is None, dedup=dedup,
         absorbed_into=successor.id if absorbing is not None else None,
@@ -135,15 +135,17 @@ def memory_remember(
     return result
 
 
-def _store(principal: Principal, draft: MemoryDraft, scope: str, project: Project | None, vector) -> Memory:
+def _store(principal: Principal, draft: MemoryDraft, scope: str, project: Project | None,
+           embedded: Embedded) -> Memory:
     memory = Memory.objects.create(
         org_id=principal.scope.org_id, scope=scope, owner=principal.user, project=project, kind=draft.kind,
-        content=draft.content, content_hash=content_hash(draft.content), embedding=vector, writer=principal.writer,
+        content=draft.content, content_hash=content_hash(draft.content), embedding=embedded.vector, writer=principal.writer,
         authoritative=not principal.is_watcher, token=principal.token,
         session_id=draft.session_id, valid_from=draft.valid_from, valid_until=draft.valid_until,
         loop=Memory.Loop.OPEN if draft.kind in Memory.LOOP_KINDS else None, source=draft.source,
         metadata=draft.metadata,
     )
+    passages_store(memory, embedded)
     event_record(memory, Event.Action.REMEMBERED, principal, {"kind": draft.kind})
     return memory
 

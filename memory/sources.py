@@ -10,7 +10,6 @@ version retires every live version, provisional ones included.
 """
 from dataclasses import dataclass
 
-import numpy as np
 from django.db import connection
 from django.db.models import Count, Max, Q
 from django.db.models.fields.json import KeyTextTransform
@@ -21,6 +20,7 @@ from memory import lifecycle
 from memory.events import event_record
 from memory.models import Event, Link, Memory
 from memory.normalize import content_hash
+from memory.passages import Embedded, passages_store
 from memory.selectors import with_relations
 from memory.services import _project_for_write
 from tenants.auth import Principal
@@ -48,10 +48,10 @@ def _live_versions(source_id: str) -> list[Memory]:
 
 
 def source_put(
-    *, principal: Principal, source_id: str, content: str, vector: np.ndarray, version: str | None = None,
+    *, principal: Principal, source_id: str, content: str, embedded: Embedded, version: str | None = None,
     url: str | None = None, kind: str = Memory.Kind.FACT, project_slug: str | None = None,
 ) -> SourceResult:
-    """``vector`` is ``embed_one(content)``, computed by the entry point before its transaction."""
+    """``embedded`` is ``memory_embedding(content)``, computed by the entry point before its transaction."""
     digest = content_hash(content)
     authoritative = not principal.is_watcher
     with connection.cursor() as cursor:  # one writer per source at a time: versions stay a linear chain
@@ -72,11 +72,12 @@ def source_put(
     version = version or str(count + 1)
     memory = Memory.objects.create(
         org_id=principal.scope.org_id, scope=Memory.Scope.PROJECT if project else Memory.Scope.PERSONAL,
-        owner=principal.user, project=project, kind=kind, content=content, content_hash=digest, embedding=vector,
+        owner=principal.user, project=project, kind=kind, content=content, content_hash=digest, embedding=embedded.vector,
         writer=Memory.Writer.SOURCE, authoritative=authoritative, token=principal.token,
         loop=Memory.Loop.OPEN if kind in Memory.LOOP_KINDS else None,  # a task is an open loop however written
         source={"source_id": source_id, "version": version, "url": url},
     )
+    passages_store(memory, embedded)
     event_record(memory, Event.Action.SOURCE_VERSION, principal, {"source_id": source_id, "version": version})
     result = SourceResult(memory=memory, created=True)
     if current is None:

@@ -3,13 +3,14 @@
 Migrations run as the owner role (``manage.py migrate --database owner``). After every migrate this grants the
 app role (the user of DATABASE_URL) exactly what it needs on every table: read and write rows, nothing on the
 schema. The app role is no superuser, has no BYPASSRLS and owns nothing, so every policy applies to it.
-Tables listed in APPEND_ONLY / NO_DELETE get less: event logs can only be inserted and read, memories never deleted.
-Partitions get nothing (memory_memory's, one per organization: memory migration 0010).
+Tables listed in APPEND_ONLY / NO_DELETE get less: event logs and passages can only be inserted and read (a purge
+deletes passages with their memory), memories never deleted. Partitions get nothing (memory_memory's and
+memory_passage's, one per organization: memory migrations 0010, 0011).
 """
 from django.conf import settings
 from django.db import connections
 
-APPEND_ONLY = {"memory_event", "memory_check", "hygiene_verdict"}
+APPEND_ONLY = {"memory_event", "memory_check", "hygiene_verdict", "memory_passage"}
 NO_DELETE = {"memory_memory", "memory_link", "hygiene_conflict", "hygiene_review"}
 
 

@@ -8,7 +8,6 @@ from config.fields import StrictCharField, StrictSlugField
 from config.schema import error, results_of
 from memory import selectors, services, sources
 from memory.api.objects import MAX_CONTENT_CHARS, MEMORY_ID, CheckOutput, MemoryOutput
-from memory.embeddings import embed_one
 from memory.models import Check, Memory
 from tenants.views import TenantAPIView
 
@@ -53,14 +52,14 @@ class SourcesView(TenantAPIView):
     def prepare_post(self, request) -> tuple[dict, object]:
         """Outside the transaction: validate and embed."""
         data = self.validated(self.Input)
-        return data, embed_one(data["content"])
+        return data, services.memory_embedding(data["content"])
 
     @extend_schema(operation_id="source_put", request=Input, responses={
         201: Output, 200: Output, 404: error("No such project (or not a member).")})
     def post(self, request):
-        data, vector = self.prepared
+        data, embedded = self.prepared
         result = sources.source_put(
-            principal=self.principal, source_id=data["source_id"], content=data["content"], vector=vector,
+            principal=self.principal, source_id=data["source_id"], content=data["content"], embedded=embedded,
             version=data.get("version"), url=data.get("url"), kind=data["kind"], project_slug=data.get("project"),
         )
         memory = selectors.memory_get(memory_id=result.memory.id)

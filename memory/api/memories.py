@@ -95,14 +95,14 @@ class MemoriesView(TenantAPIView):
     @classmethod
     def remember(cls, principal: Principal, prepared: tuple[dict, object], steps: StepTimer) -> tuple[dict, bool]:
         """Inside the caller's transaction: the body of the answer, and whether a row was stored."""
-        data, vector = prepared
+        data, embedded = prepared
         draft = services.MemoryDraft(
             content=data["content"], kind=data["kind"], scope=data.get("scope"), project=data.get("project"),
             links=tuple(services.LinkSpec(link["type"], link["dst"], link.get("reason")) for link in data["links"]),
             session_id=data.get("session_id"), valid_from=data.get("valid_from"), valid_until=data.get("valid_until"),
             source=data.get("source"), metadata=data["metadata"],
         )
-        result = services.memory_remember(principal=principal, draft=draft, vector=vector, steps=steps)
+        result = services.memory_remember(principal=principal, draft=draft, embedded=embedded, steps=steps)
         return cls.Output(result.__dict__).data, result.created
 
     class FeedInput(serializers.Serializer):

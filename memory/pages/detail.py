@@ -43,8 +43,8 @@ class MemoryPage(TenantPage):
         if action != "correct":
             return {"action": action}
         form = CorrectionForm(request.POST)
-        vector = services.memory_embedding(form.cleaned_data["content"]) if form.is_valid() else None
-        return {"action": action, "form": form, "vector": vector}
+        embedded = services.memory_embedding(form.cleaned_data["content"]) if form.is_valid() else None
+        return {"action": action, "form": form, "embedded": embedded}
 
     def post(self, request: HttpRequest, memory_id: str) -> HttpResponse:
         memory = selectors.memory_get(memory_id=memory_id)  # 404 before any form is looked at
@@ -90,7 +90,7 @@ class MemoryPage(TenantPage):
             project=memory.project.slug if memory.project else None,
             links=(LinkSpec(type=Link.Type.SUPERSEDES, dst=memory.id, reason=data["reason"] or None),),
         )
-        result = services.memory_remember(principal=self.principal, draft=draft, vector=self.prepared["vector"])
+        result = services.memory_remember(principal=self.principal, draft=draft, embedded=self.prepared["embedded"])
         if memory.id not in result.superseded:
             # remember skips a supersede it cannot apply; a correction that replaces nothing is not one: undo it.
             why = next((s["reason"] for s in result.skipped if s["dst"] == memory.id), "missing")

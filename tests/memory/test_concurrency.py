@@ -12,10 +12,10 @@ from tests.conftest import build_tenant
 WRITERS = 8
 
 
-def _remember(principal, content: str, vector=None, **kwargs) -> services.RememberResult:
-    vector = services.memory_embedding(content) if vector is None else vector
+def _remember(principal, content: str, embedded=None, **kwargs) -> services.RememberResult:
+    embedded = services.memory_embedding(content) if embedded is None else embedded
     draft = services.MemoryDraft(content=content, project="web", **kwargs)
-    return services.memory_remember(principal=principal, draft=draft, vector=vector)
+    return services.memory_remember(principal=principal, draft=draft, embedded=embedded)
 
 
 def test_eight_concurrent_supersedes_of_one_target_retire_it_exactly_once(committed):

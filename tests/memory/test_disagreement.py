@@ -63,6 +63,18 @@ def test_without_a_marker_the_newer_keeps_its_relevance_place(remember, recall, 
     assert "disagrees" in _result(body, old)["flags"]
 
 
+def test_statements_that_share_no_word_with_the_question_are_read_by_meaning(remember, recall, acme):
+    """"overnight job begin" against "nightly loads start" / "nightly batch kicks off": no word of the question in
+    either answer, so only the statements' vectors say both answer it (and are about the same thing)."""
+    old = remember(acme.member_token, "Please review the backup runbook. The nightly batch kicks off at 1 am UTC.")
+    new = remember(acme.member_token, "Our nightly loads start at 3:30 UTC so they don't clash with the backups.")
+    body = recall(acme.member_token, "What time does the overnight job begin?")
+    assert {old["memory"]["id"], new["memory"]["id"]} <= set(ids(body))
+    assert body["trace"]["disagreements"]["pairs"] == [{
+        "newer": new["memory"]["id"], "older": old["memory"]["id"], "values": "time: 1 am against 3:30",
+        "update_marker": None}]
+
+
 def test_facts_about_other_things_on_the_same_topic_are_not_flagged(remember, recall, acme):
     remember(acme.member_token, "The launch is on March 3, marketing is lined up.")
     remember(acme.member_token, "The launch checklist has 14 items and Priya owns it.")

@@ -21,7 +21,7 @@ from tests.memory.test_concurrency import WRITERS, _remember
 from tests.memory.test_remember import supersedes
 from tests.watchers import mint_watcher, refused
 
-SECRET = "The VPN pre-shared key is hunter2-alpha-7."
+SECRET = "The VPN pre-shared key is hunter2-alpha-7. Rotate it every quarter."  # two sentences: two passages
 
 
 def purge(api, token: str, memory_id: str, **body):
@@ -74,6 +74,7 @@ def test_a_purged_memory_and_everything_derived_from_it_are_gone(committed, api,
     counted = stats(api, member)
     assert len(api(member).get("/api/v1/conflicts").json()["results"]) == 1
     assert secret in recalled_ids(api, member, "VPN pre-shared key")
+    assert owner_rows("SELECT count(*) FROM memory_passage WHERE memory_id = %s", [secret]) == [(2,)]
 
     assert purge(api, admin, secret, reason="a leaked credential").status_code == 204
 
@@ -113,7 +114,7 @@ def test_a_purged_memory_and_everything_derived_from_it_are_gone(committed, api,
         assert owner_rows(f"SELECT count(*) FROM {table} WHERE {columns} LIKE '%%hunter2%%'") == [(0,)], table
     for table, column in {"memory_link": "src_id = %s OR dst_id", "memory_check": "memory_id",
                           "hygiene_conflict": "a_id = %s OR b_id", "hygiene_verdict": "memory_id = %s OR other_id",
-                          "hygiene_review": "memory_id"}.items():
+                          "hygiene_review": "memory_id", "memory_passage": "memory_id"}.items():
         params = [secret] * (column.count("%s") + 1)
         assert owner_rows(f"SELECT count(*) FROM {table} WHERE {column} = %s", params) == [(0,)], table
     events = [(action, json.loads(payload), *who) for action, payload, *who in owner_rows(
@@ -186,8 +187,10 @@ def test_the_app_role_has_no_delete_and_the_function_refuses_all_but_admins_who_
     personal = remember(acme.member_token, "My own note: water the plant.", scope="personal")["memory"]["id"]
     with connection.cursor() as cursor:
         cursor.execute("SELECT has_table_privilege(current_user, 'memory_memory', 'DELETE'),"
-                       " has_table_privilege(current_user, 'memory_event', 'UPDATE'), current_user")
-        assert cursor.fetchone()[:2] == (False, False)
+                       " has_table_privilege(current_user, 'memory_event', 'UPDATE'),"
+                       " has_table_privilege(current_user, 'memory_passage', 'DELETE'),"
+                       " has_table_privilege(current_user, 'memory_passage', 'UPDATE')")
+        assert cursor.fetchone() == (False, False, False, False)
         cursor.execute("SELECT prosecdef, proconfig, array_to_string(proacl, ',') FROM pg_proc"
                        " WHERE proname = 'zm_purge_memories'")
         definer, config, acl = cursor.fetchone()
@@ -207,15 +210,17 @@ def test_the_app_role_has_no_delete_and_the_function_refuses_all_but_admins_who_
 
 
 def test_every_reference_to_a_memory_is_one_the_purge_removes(db):
-    """The function clears these columns (migration 0009); a new table that references memories must join them."""
+    """The function clears these columns (migration 0009); a new table that references memories must join them, or
+    be deleted with its memory (passages: ON DELETE CASCADE)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            """SELECT c.conrelid::regclass::text, a.attname FROM pg_constraint c
+            """SELECT c.conrelid::regclass::text, a.attname, c.confdeltype FROM pg_constraint c
                JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = ANY(c.conkey)
                WHERE c.contype = 'f' AND c.confrelid = 'memory_memory'::regclass AND c.conparentid = 0
                  AND a.attname <> 'org_id'"""  # composite (org_id, x_id) keys (migration 0010); not their clones
         )
-        references = set(cursor.fetchall())
+        references = {(table, column) for table, column, on_delete in cursor.fetchall()
+                      if (table, on_delete) != ("memory_passage", "c")}
     assert references == {
         ("memory_memory", "superseded_by_id"), ("memory_memory", "closed_by_id"),
         ("memory_link", "src_id"), ("memory_link", "dst_id"),

@@ -71,5 +71,5 @@ def test_when_the_iterative_scan_gives_up_an_exact_sort_finds_the_rows(acme):
         cursor.execute("SET LOCAL enable_sort = off")
         cursor.execute("SET LOCAL hnsw.max_scan_tuples = 60")
         where, params = recall._filters(q, None, statuses=["live"])
-        rows = recall._vector_channel(embed_one(QUERY), where, params)
+        rows, _ = recall._vector_channel(embed_one(QUERY), where, params)
     assert len(rows) == FACTS

@@ -55,8 +55,9 @@ def _fill_every_table(tenant, remember) -> None:
     first = remember(tenant.member_token, f"{tenant.org.slug} deploys on Monday")["memory"]["id"]
     second = remember(tenant.member_token, f"{tenant.org.slug} deploys on Friday", links=[
         {"type": "supersedes", "dst": first, "reason": "moved"}])["memory"]["id"]
-    third = remember(tenant.member_token, f"{tenant.org.slug} deploys on Sunday")["memory"]["id"]
-    remember(tenant.admin_token, f"{tenant.org.slug} admin's private note", scope="personal")
+    # Several sentences each: passages too (memory/passages.py)
+    third = remember(tenant.member_token, f"{tenant.org.slug} deploys on Sunday. The window opens at noon.")["memory"]["id"]
+    remember(tenant.admin_token, f"{tenant.org.slug} admin's private note. Nobody else reads it.", scope="personal")
     with rls.tenant_scope(tenant.scope):
         Check.objects.create(org=tenant.org, memory_id=second, outcome="fail", detail="no deploy happened")
         Conflict.objects.create(org=tenant.org, a_id=second, b_id=third, relation="contradicts")
@@ -195,7 +196,7 @@ def test_tenant_data_outside_a_scope_raises_instead_of_reading_nothing(acme):
         services.memory_forget(principal=principal, memory_id="mem_01ARZ3NDEKTSV4RRFFQ69G5FAV")
     with pytest.raises(rls.TenantScopeMissing):
         recall.memory_recall(principal=principal, q=recall.RecallQuery(query="x"),
-                             vector=services.memory_embedding("x"))
+                             vector=services.memory_embedding("x").vector)
 
 
 @rls.tenant_job
