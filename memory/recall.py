@@ -134,9 +134,13 @@ def _vector_channel(vector: np.ndarray, where: str, params: list) -> tuple[list[
     near = passages.nearest_memories(literal, org_id, 2 * CHANNEL_DEPTH)
     if not near:  # no memory of several statements near the query: the whole texts' distances are the distances
         return sorted(rows, key=lambda row: row[1]), 0
-    found = {memory_id for memory_id, _ in rows}
-    measured = passages.distances(literal, org_id, [*found, *(near - found)], where, params)
-    return sorted(measured.items(), key=lambda row: row[1])[:CHANNEL_DEPTH], len(measured.keys() - found)
+    # A memory of several statements is at the mean of its whole text's distance and its nearest statement's.
+    whole = dict(rows)
+    whole |= passages.whole_distances(literal, [m for m in near if m not in whole], where, params)
+    statement = near | passages.nearest_passages(literal, org_id, [m for m in whole if m not in near])
+    measured = {m: (distance + statement[m]) / 2 if m in statement else distance for m, distance in whole.items()}
+    by_passage = len(measured.keys() - {memory_id for memory_id, _ in rows})
+    return sorted(measured.items(), key=lambda row: row[1])[:CHANNEL_DEPTH], by_passage
 
 
 def _text_channel(text: str, where: str, params: list) -> tuple[list[str], str]:
