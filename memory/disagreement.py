@@ -87,12 +87,12 @@ floor seat ticket request call credit screen model dashboard report table row fi
 metre meter kilometre km mile kg gb mb tb megabit""".split()}
 # A span of time is one quantity whatever its unit: "60 seconds" and "5 minutes" are two values of one TTL.
 SPANS = {_stem(w) for w in "second minute hour day night week weekend month year".split()}
-# Words of a value's unit: shared by two sentences ("euros", "days"), they say nothing of the subject.
 # Two statements answering a query by meaning are about the same thing at this cosine or nearer (all-MiniLM-L6-v2).
 # On the long conversations' tuning half (offline, over the top 10 by meaning): at 0.6, added to the word rule, 0.52
 # of the changed facts returned with their old value were flagged instead of 0.23, and flags on the answers to
 # questions whose answer never changed stayed at 4 of 42; at 0.5, 0.55 and 9 of 42.
 SAME_THING = 0.6
+# Words of a value's unit: shared by two sentences ("euros", "days"), they say nothing of the subject.
 UNIT_WORDS = SPANS | {_stem(w) for w in "euro dollar pound usd eur gbp bucks percent".split()}
 # Capitalised words that name nothing (a sentence's opener): anything else capitalised is a name.
 OPENERS = STOP | set("""i'm i've i'll i'd we're we've we'll you're it's that's there's let's also maybe quick random
@@ -128,6 +128,14 @@ def _count_unit(text: str, end: int) -> str | None:
     return "span" if unit in SPANS else unit if unit in UNITS else None
 
 
+def _thousands(token: str) -> str:
+    """"22k" -> "22000", "1.5m" -> "1500000": one amount however it is written."""
+    if not (match := re.fullmatch(r"(\d+(?:\.\d+)?)([km])", token)):
+        return token
+    value = float(match[1]) * (1_000 if match[2] == "k" else 1_000_000)
+    return str(int(value)) if value.is_integer() else str(value)
+
+
 def _values(text: str) -> dict[str, frozenset[str]]:
     found: dict[str, set[str]] = {}
     for match in _DAY_OF_MONTH.finditer(text):
@@ -152,9 +160,9 @@ def _values(text: str) -> dict[str, frozenset[str]]:
             kind = "date"
             token = re.sub(r"(st|nd|rd|th)$", "", token)
         elif kind == "money":
-            token = re.sub(r"[\s,$€£]|dollars|euros|pounds|usd|eur|gbp|bucks", "", token)
+            token = _thousands(re.sub(r"[\s,$€£]|dollars|euros|pounds|usd|eur|gbp|bucks", "", token))
         elif kind == "number":
-            token = _count(token.replace(",", ""), masked, match.end())
+            token = _count(_thousands(token.replace(",", "")), masked, match.end())
         found.setdefault(kind, set()).add(token)
     return {kind: frozenset(values) for kind, values in found.items()}
 
@@ -218,11 +226,29 @@ def _new_counts(older: frozenset[str], newer: frozenset[str]) -> bool:
     return any(value not in older and any(unit(old) == unit(value) for old in older) for value in newer)
 
 
+# A sentence that speaks of money: its bare numbers may be prices ("We revised Pro pricing: 15 a seat").
+PRICE_WORDS = re.compile(r"\b(?:costs?|price[sd]?|pricing|budget|fees?|rent|spend|pay|paid|salary|limit|charged?"
+                         r"|per (?:seat|user|person|month|year)|a (?:seat|user|month|year))\b", re.IGNORECASE)
+
+
+def _amounts(sentence: Sentence) -> frozenset[str]:
+    """Its prices: money values, and bare numbers (no unit) where it speaks of money."""
+    money = sentence.values.get("money", frozenset())
+    if not PRICE_WORDS.search(sentence.text):
+        return money
+    return money | {n for n in sentence.values.get("number", ()) if " " not in n}
+
+
 def differing(older: Sentence, newer: Sentence, kind: str | None = None, names: bool = False
               ) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
     """The value types both sentences give (only those answering ``kind``, when given) where the newer gives a value
     the older does not. Names count only when asked for: in recall, without a question asking for one, a different
     name is mostly another subject."""
+    if kind == "money" and not ("money" in older.values and "money" in newer.values):
+        # A price is often written as a bare number ("15 a seat" against "12 euros"); as a bare number may count
+        # anything, the two must then give no amount in common.
+        a, b = _amounts(older), _amounts(newer)
+        return {kind: (a, b)} if a and b and not a & b else {}
     kinds = older.values.keys() & newer.values.keys()
     if kind:
         kinds &= set(ANSWERS.get(kind, (kind,)))

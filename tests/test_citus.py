@@ -79,13 +79,13 @@ def _run_with_stand_ins(sql: str) -> list[tuple]:
 
 
 def test_the_migration_distributes_every_tenant_table_within_citus_rules(committed):
-    distributed = _run_with_stand_ins(_citus.SQL)
+    distributed = _run_with_stand_ins(_citus.SQL + _citus.PASSAGE_SQL)  # hygiene migration 0007, then memory 0011
+    tables = [*_citus.DISTRIBUTED_TABLES, "memory_passage"]
     assert distributed == sorted(
-        [(t, "distributed", "org_id") for t in _citus.DISTRIBUTED_TABLES]
-        + [(t, "reference", None) for t in _citus.REFERENCE_TABLES],
+        [(t, "distributed", "org_id") for t in tables] + [(t, "reference", None) for t in _citus.REFERENCE_TABLES],
         key=lambda row: (row[1], row[0]),
     )
-    assert set(_citus.DISTRIBUTED_TABLES + _citus.REFERENCE_TABLES) == set(tenant_tables())
+    assert set(tables + _citus.REFERENCE_TABLES) == set(tenant_tables())
 
 
 @pytest.mark.parametrize("left_out, refusal", [

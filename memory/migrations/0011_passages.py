@@ -15,7 +15,7 @@ import django.db.models.deletion
 import pgvector.django
 from django.db import migrations, models
 
-from tenants.migrations import _rls
+from tenants.migrations import _citus, _rls
 
 MEMORY_VISIBLE = import_module("memory.migrations.0002_row_level_security").MEMORY_VISIBLE
 PARTITION_FUNCTION = import_module("memory.migrations.0010_partition_by_org").PARTITION_FUNCTION
@@ -80,8 +80,16 @@ CREATE POLICY passage_visible ON memory_passage USING ({MEMORY_VISIBLE}) WITH CH
 """
 
 
+def distribute_on_citus(apps, schema_editor) -> None:
+    """As hygiene migration 0007 did for the other tenant tables: only where Citus is installed."""
+    with schema_editor.connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_extension WHERE extname = 'citus'")
+        if cursor.fetchone() is not None:
+            cursor.execute(_citus.PASSAGE_SQL)
+
+
 class Migration(migrations.Migration):
-    dependencies = [("memory", "0010_partition_by_org")]
+    dependencies = [("memory", "0010_partition_by_org"), ("hygiene", "0007_citus_distribution")]
 
     operations = [
         migrations.SeparateDatabaseAndState(
@@ -112,4 +120,5 @@ class Migration(migrations.Migration):
                 ),
             ],
         ),
+        migrations.RunPython(distribute_on_citus, migrations.RunPython.noop),
     ]

@@ -70,3 +70,10 @@ DISTRIBUTE = "\n".join(
 )
 
 SQL = "\n".join([PRIMARY_KEYS, FUNCTIONS, POLICIES, DISTRIBUTE])
+
+# Passages came later (memory migration 0011, which runs this on Citus): their primary key leads with org_id already,
+# their reference to memory_memory is (org_id, memory_id), and their policy is memory_visible's.
+PASSAGE_SQL = f"""
+ALTER POLICY passage_visible ON memory_passage USING ({_MEMORY_VISIBLE}) WITH CHECK ({_MEMORY_VISIBLE});
+SELECT create_distributed_table('memory_passage', 'org_id', colocate_with => 'memory_memory');
+"""

@@ -53,7 +53,7 @@ def test_the_long_chats_stay_above_their_floors(db):
     assert report["retired_returned"] == 0
     assert floor_violations(report, "longchat-heldout") == []
     changed = report["disagreement_table"]["undeclared_supersede"]
-    # Recall beats plain BM25 over the same turns (measured 0.208 against 0.0 first, 0.458 against 0.062 above old).
+    # Recall beats plain BM25 over the same turns (measured 0.229 against 0.0 first, 0.479 against 0.062 above old).
     assert changed["current@1"]["value"] > changed["bm25@1"]["value"]
     assert changed["above_old"]["value"] > changed["bm25_above_old"]["value"]
     outcomes = report["hygiene_outcomes"]

@@ -108,6 +108,21 @@ def test_values_are_read_by_type_from_the_sentence_that_answers():
     assert disagreement.sentences("Is the launch on March 3?") == ()
 
 
+def test_a_price_written_as_a_bare_number_is_a_price():
+    older = disagreement.sentences("The Pro plan will cost 12 euros per user per month.")[0]
+    newer = disagreement.sentences("We revised Pro pricing: 15 a seat per month.")[0]
+    assert disagreement.differing(older, newer, "money") == {"money": (frozenset({"12"}), frozenset({"15"}))}
+    budget = disagreement.sentences("Our budget for the kitchen is 18,000 euros.")[0]
+    limit = disagreement.sentences("22k is our limit for the kitchen, appliances included.")[0]
+    assert disagreement.differing(budget, limit, "money") == {"money": (frozenset({"18000"}), frozenset({"22000"}))}
+    # A bare number may count anything: with an amount in common, or where nothing speaks of money, no price.
+    seats = disagreement.sentences("The Pro plan costs 12 euros a seat for the 3 of us.")[0]
+    assert disagreement.differing(older, seats, "money") == {}
+    fee = disagreement.sentences("My Spanish course costs 180 euros a month.")[0]
+    lesson = disagreement.sentences("My Spanish class is on Wednesdays at 7 in the evening.")[0]
+    assert disagreement.differing(fee, lesson, "money") == {}
+
+
 def test_words_are_stemmed_safely_from_many_threads():
     """The web threads share the module: a stemmer shared between them broke mid-word (IndexError, a 500)."""
     words = [f"{'abcdefghij'[i % 10]}{'klmnopqrst'[i // 10 % 10]}running{i}ations" for i in range(20000)]
