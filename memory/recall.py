@@ -2,7 +2,8 @@
 
 Two channels find candidates under row-level security, with the same filters:
 - meaning: pgvector cosine nearest neighbours over the HNSW index (iterative scan, so filters lose no rows), or an
-  exact sort where the planner expects few candidates;
+  exact sort where the planner expects few candidates; a memory of several statements is also found by each of them
+  (memory/passages.py);
 - words: Postgres full text (the generated ``search`` tsvector, GIN), all of the query's terms, ranked by ts_rank_cd.
 Reciprocal rank fusion merges them: score = sum over channels of weight / (RRF_K + rank). Ranks, not raw scores, are
 fused because cosine distances and text ranks live on unrelated scales. No age penalty: a months-old right answer is

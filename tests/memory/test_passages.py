@@ -1,5 +1,8 @@
 """Passages (memory/passages.py): a memory of several statements is found by the one that answers, under RLS."""
+from io import StringIO
+
 from django.conf import settings
+from django.core.management import call_command
 from django.db import connections
 
 from tenants import rls
@@ -17,7 +20,7 @@ ABOUT_THE_LAUNCH = [  # nearer to the question than the turn's whole text is, by
 def _rows(sql: str, params=None, using: str = "default") -> list[tuple]:
     with connections[using].cursor() as cursor:
         cursor.execute(sql, params or [])
-        return cursor.fetchall()
+        return cursor.fetchall() if cursor.description else []
 
 
 def test_each_statement_of_a_memory_of_several_gets_a_passage_and_a_single_sentence_none(remember, acme):
@@ -77,3 +80,18 @@ def test_each_organization_gets_its_own_passage_partition_that_the_app_role_cann
     app = settings.DATABASES["default"]["USER"]
     assert _rows("SELECT has_table_privilege(%s, 'memory_passage', 'SELECT'), has_table_privilege(%s, %s, 'SELECT')",
                  [app, app, partition], using="owner") == [(True, False)]
+
+
+def test_the_backfill_gives_older_memories_their_passages_and_is_resumable(committed, remember):
+    acme = build_tenant("acme")
+    turn = remember(acme.member_token, TURN)["memory"]["id"]
+    single = remember(acme.member_token, ABOUT_THE_LAUNCH[0])["memory"]["id"]
+    _rows("DELETE FROM memory_passage", using="owner")  # as a store written before migration 0011 has none
+    out = StringIO()
+    call_command("passages_backfill", stdout=out)
+    assert _rows("SELECT memory_id, position FROM memory_passage ORDER BY 2", using="owner") == [(turn, 0), (turn, 1)]
+    assert "done: 2 passages for 1 memories (2 scanned)" in out.getvalue()
+    call_command("passages_backfill", stdout=out)  # again: the turn has its passages, only the single is read
+    assert "done: 0 passages for 0 memories (1 scanned)" in out.getvalue()
+    assert single not in {memory_id for (memory_id, _) in _rows("SELECT memory_id, position FROM memory_passage",
+                                                                  using="owner")}
