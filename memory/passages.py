@@ -22,6 +22,10 @@ from memory.models import Memory, Passage
 from memory.normalize import normalize
 
 MAX_PASSAGES = 16  # a long document is found by its first 16 statements; each costs about 4 ms to embed
+# A statement is embedded from its first 300 characters (a chat sentence is shorter): a 16,000-character write of
+# sixteen long sentences took 2.6 s to store over HTTP when each was embedded whole, 0.9-1.3 s with this (0.44 s of
+# it embedding the statements, 0.11 s the whole text).
+MAX_PASSAGE_CHARS = 300
 
 
 @dataclass(frozen=True)
@@ -33,7 +37,7 @@ class Embedded:
 
 
 def statements(content: str) -> list[str]:
-    parts = [sentence.text for sentence in sentences(content)]
+    parts = [sentence.text[:MAX_PASSAGE_CHARS] for sentence in sentences(content)]
     return parts[:MAX_PASSAGES] if len(parts) > 1 else []
 
 
