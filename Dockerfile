@@ -13,6 +13,9 @@ RUN pip install --no-cache-dir --index-url https://download.pytorch.org/whl/cpu 
     && pip install --no-cache-dir .
 COPY manage.py ./
 COPY config config
+COPY plumbing plumbing
+COPY embedded_stack embedded_stack
+COPY mcp_server mcp_server
 COPY tenants tenants
 COPY memory memory
 COPY hygiene hygiene
@@ -41,10 +44,13 @@ COPY --from=export /opt/zero-memory/models /opt/zero-memory/models
 WORKDIR /app
 COPY manage.py ./
 COPY config config
+COPY plumbing plumbing
+COPY embedded_stack embedded_stack
+COPY mcp_server mcp_server
 COPY tenants tenants
 COPY memory memory
 COPY hygiene hygiene
 USER 10001:10001
 EXPOSE 8000
-# The web server of `make run` (config/launcher.py server_command); k8s/ gives each pod its own command.
+# The web server of `make run` (embedded_stack/launcher.py server_command); k8s/ gives each pod its own command.
 CMD ["python", "-m", "uvicorn", "config.asgi:application", "--host", "0.0.0.0", "--port", "8000", "--workers", "2", "--lifespan", "on", "--timeout-graceful-shutdown", "10"]

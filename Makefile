@@ -15,10 +15,10 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 run: $(STAMP)
-	@$(VENV)/bin/python -m config.launcher run
+	@$(VENV)/bin/python -m embedded_stack.launcher run
 
 test: $(STAMP)
-	@$(VENV)/bin/python -m config.launcher test $(PYTEST_ARGS)
+	@$(VENV)/bin/python -m embedded_stack.launcher test $(PYTEST_ARGS)
 
 # The gauntlet of tests/fuzz run longer than in `make test`: more fuzz cases per operation and token kind, more
 # lifecycle sequences, e.g. make fuzz FUZZ_EXAMPLES=1000 PROPERTY_EXAMPLES=2000
@@ -26,28 +26,28 @@ FUZZ_EXAMPLES ?= 300
 PROPERTY_EXAMPLES ?= 500
 fuzz: $(STAMP)
 	@ZM_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) ZM_PROPERTY_EXAMPLES=$(PROPERTY_EXAMPLES) \
-		$(VENV)/bin/python -m config.launcher test tests/fuzz $(PYTEST_ARGS)
+		$(VENV)/bin/python -m embedded_stack.launcher test tests/fuzz $(PYTEST_ARGS)
 
 # Benchmarks against the embedded services, e.g. make bench ARGS="recall --memories 100000"
 bench: $(STAMP)
-	@$(VENV)/bin/python -m config.launcher bench $(ARGS)
+	@$(VENV)/bin/python -m embedded_stack.launcher bench $(ARGS)
 
-# Backups of the database (config/backup.py): make backup [FILE=path]; make restore FILE=path [DB=name].
+# Backups of the database (embedded_stack/backup.py): make backup [FILE=path]; make restore FILE=path [DB=name].
 # A restore over an existing database keeps that one, renamed; stop `make run` first.
 backup: $(STAMP)
-	@$(VENV)/bin/python -m config.launcher backup $(FILE)
+	@$(VENV)/bin/python -m embedded_stack.launcher backup $(FILE)
 
 restore: $(STAMP)
 	@test -n "$(FILE)" || { echo "usage: make restore FILE=backups/<name>.dump [DB=database]"; exit 2; }
-	@$(VENV)/bin/python -m config.launcher restore $(FILE) $(if $(DB),--database $(DB))
+	@$(VENV)/bin/python -m embedded_stack.launcher restore $(FILE) $(if $(DB),--database $(DB))
 
 # The soak: client processes against the served stack for SECONDS, then the lifecycle invariants in SQL
 # (tests/test_soak.py runs it for 60 s on every `make test`), e.g. make soak SECONDS=600 CLIENTS=4
 SECONDS ?= 600
 CLIENTS ?= 4
 soak: $(STAMP)
-	@$(VENV)/bin/python -m config.launcher bench soak --seconds $(SECONDS) --soak-clients $(CLIENTS)
+	@$(VENV)/bin/python -m embedded_stack.launcher bench soak --seconds $(SECONDS) --soak-clients $(CLIENTS)
 
-# As root in a private directory the Postgres cluster lives outside .data (config/services.py): that goes too.
+# As root in a private directory the Postgres cluster lives outside .data (embedded_stack/processes.py): that goes too.
 clean-data:
 	rm -rf $$(cat .data/postgres-home 2>/dev/null) .data

@@ -1,7 +1,7 @@
 """`make bench ARGS=http`: remember and recall over real HTTP against the served stack, beside the same calls made in
 process, in one run, on one tenant.
 
-The server is the very command of `make run` (config.launcher.server_command: uvicorn, one worker per core, the app
+The server is the very command of `make run` (embedded_stack.launcher.server_command: uvicorn, one worker per core, the app
 role, pooled connections), started on a spare port for the run and stopped after it. The tenant is the recall
 bench's kind, loaded once and reused (about 20k memories; --memories). In process, the bench does what a request
 does, one call at a time (embed, one scope that loads the caller, the service; bench/calls.py), with the onnxruntime
@@ -29,8 +29,8 @@ from bench.recall import PEOPLE, QUESTIONS, SERVICES, TOOLS, bench_tenant
 from bench import calls
 from bench.remember import drop_reviews, latency_percentiles, step_percentiles
 from bench.texts import synthetic_memory
-from config.launcher import reap, server_command, server_env, wait_until_serving, web_workers
-from config.timing import StepTimer
+from embedded_stack.launcher import reap, server_command, server_env, wait_until_serving, web_workers
+from plumbing.timing import StepTimer
 from memory import embeddings, recall
 from tenants import rls
 from tenants.auth import load_principal

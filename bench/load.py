@@ -256,7 +256,7 @@ def measure_remember(tenant: Tenant, rng: random.Random, run: str) -> dict:
     from bench import calls
     from bench.remember import latency_percentiles, step_percentiles
     from bench.texts import synthetic_memory
-    from config.timing import StepTimer
+    from plumbing.timing import StepTimer
 
     principal = _principal(tenant, tenant.member_id)
     timings, steps = [], []
@@ -422,7 +422,7 @@ def measure_rss(tenant: Tenant, rng: random.Random, say: Callable[[str], None]) 
 
     from bench.http import _spare_port
     from bench.texts import synthetic_memory
-    from config.launcher import MANAGE, reap, server_command, server_env, wait_until_serving, web_workers
+    from embedded_stack.launcher import MANAGE, reap, server_command, server_env, wait_until_serving, web_workers
 
     workers = web_workers()
     env = {**server_env(workers), **_database_urls(), "RATE_LIMIT_PER_MINUTE": "0"}

@@ -1,7 +1,7 @@
-"""`make bench ARGS=mcp`: remember and recall as MCP tool calls (config/mcp/) beside the same calls over REST, against
+"""`make bench ARGS=mcp`: remember and recall as MCP tool calls (mcp_server/) beside the same calls over REST, against
 the served stack, in one run, on one tenant (issue 14: a tool call within 5 ms of REST).
 
-The server is the very command of `make run` (config.launcher.server_command), started on a spare port for the run;
+The server is the very command of `make run` (embedded_stack.launcher.server_command), started on a spare port for the run;
 the tenant is the http bench's (bench/http.py, about 20k memories; --memories), loaded once and reused. One client,
 one call at a time, each way in turn on the same kind of request, so that a change in the machine's load falls on
 all of them alike:
@@ -32,7 +32,7 @@ from mcp.client.streamable_http import streamable_http_client
 from bench.http import _request
 from bench.recall import bench_tenant
 from bench.remember import drop_reviews, latency_percentiles
-from config.launcher import reap, server_command, server_env, wait_until_serving, web_workers
+from embedded_stack.launcher import reap, server_command, server_env, wait_until_serving, web_workers
 from tenants import rls
 from tenants.auth import load_principal
 from tenants.ids import ulid

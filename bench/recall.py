@@ -17,7 +17,7 @@ from django.db import connection, connections
 from bench import calls
 from bench.remember import latency_percentiles, step_percentiles
 from bench.texts import PEOPLE, SERVICES, TOOLS, synthetic_memory
-from config.timing import StepTimer
+from plumbing.timing import StepTimer
 from memory import recall
 from memory.embeddings import embed
 from memory.models import Memory

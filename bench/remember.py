@@ -7,7 +7,7 @@ import numpy as np
 
 from bench import calls
 from bench.texts import synthetic_memory
-from config.timing import StepTimer
+from plumbing.timing import StepTimer
 from memory import services
 from memory.embeddings import embed_one
 from memory.models import Memory

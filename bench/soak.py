@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db import connections
 
 from bench.soak_client import run_client
-from config.launcher import MANAGE, WORKER_ARGS, reap, server_command, server_env, wait_until_serving, web_workers
+from embedded_stack.launcher import MANAGE, WORKER_ARGS, reap, server_command, server_env, wait_until_serving, web_workers
 from tenants import rls
 from tenants.auth import load_principal
 from tenants.ids import ulid

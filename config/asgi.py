@@ -1,10 +1,10 @@
-"""The ASGI application that `make run` serves (uvicorn, one process per worker; see config/launcher.py).
+"""The ASGI application that `make run` serves (uvicorn, one process per worker; see embedded_stack/launcher.py).
 
 Django answers HTTP through its WSGI handler, run by a2wsgi on a fixed pool of WEB_THREADS threads per worker.
 Measured on a 404 that touches nothing (so only the server path counts): 0.8 ms per request this way, 2.3-5 ms
 through Django's own ASGI handler, which starts a new thread for every request and passes the request between
 the event loop and that thread several times. The pool also bounds the requests a worker runs at once, and so the
-database connections it borrows (keep DB_POOL_MAX_SIZE >= WEB_THREADS). The MCP endpoint (config/mcp/) is served
+database connections it borrows (keep DB_POOL_MAX_SIZE >= WEB_THREADS). The MCP endpoint (mcp_server/) is served
 beside Django at /mcp; its tool calls run on the same pool of threads, so the bound holds for both.
 
 The lifespan events are where a worker gets ready before it accepts its first request: the embedding model is
@@ -23,11 +23,11 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_application = WSGIMiddleware(get_wsgi_application(), workers=settings.WEB_THREADS)
 
-from config.body import whole_body  # noqa: E402 - needs the Django set-up above
+from plumbing.body import whole_body  # noqa: E402 - needs the Django set-up above
 
 django_bodies_first = whole_body(django_application)  # a slow body waits on the event loop, not in a thread
 
-from config.mcp import PATH as MCP_PATH, McpEndpoint, tools  # noqa: E402 - needs the Django set-up above
+from mcp_server import PATH as MCP_PATH, McpEndpoint, tools  # noqa: E402 - needs the Django set-up above
 
 mcp_application = McpEndpoint(executor=django_application.executor)
 

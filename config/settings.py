@@ -46,11 +46,11 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "config.security.ContentSecurityPolicyMiddleware",
+    "plumbing.security.ContentSecurityPolicyMiddleware",
     # The pages' own CSS and scripts, served by the app itself (no CDN, no collectstatic step): whitenoise finds them
     # in each app's static/ folder at start-up and serves them with cache headers.
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "config.errors.DatabaseUnavailableMiddleware",  # a database failure outside DRF: 503, not 500
+    "plumbing.errors.DatabaseUnavailableMiddleware",  # a database failure outside DRF: 503, not 500
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -84,9 +84,9 @@ SILENCED_SYSTEM_CHECKS = [
 ]
 
 ROOT_URLCONF = "config.urls"
-# API.md's body limit: larger JSON bodies answer 413 in the envelope (config.errors.bad_request).
+# API.md's body limit: larger JSON bodies answer 413 in the envelope (plumbing.errors.bad_request).
 DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
-CSRF_FAILURE_VIEW = "config.errors.csrf_failure"
+CSRF_FAILURE_VIEW = "plumbing.errors.csrf_failure"
 WSGI_APPLICATION = "config.wsgi.application"
 TEMPLATES = [
     {
@@ -122,7 +122,7 @@ DB_POOL = {
 }
 # Threads per web worker (config/asgi.py): the requests one worker runs at once, each with a pooled connection.
 WEB_THREADS = int(os.environ.get("WEB_THREADS", "8"))
-# A request body is read whole on the event loop before a thread takes the request (config/body.py): a client that
+# A request body is read whole on the event loop before a thread takes the request (plumbing/body.py): a client that
 # sends it slower than this many seconds is answered 408 and holds no thread meanwhile.
 BODY_TIMEOUT_SECONDS = float(os.environ.get("BODY_TIMEOUT_SECONDS", "30"))
 # Every tenant transaction (request, job step, command) cancels a statement running longer than this (tenants/rls.py):
@@ -242,10 +242,10 @@ REST_FRAMEWORK = {
         "tenants.auth.OrgSessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PARSER_CLASSES": ["config.parsers.StrictJSONParser"],  # refuses what Postgres cannot store
+    "DEFAULT_PARSER_CLASSES": ["plumbing.parsers.StrictJSONParser"],  # refuses what Postgres cannot store
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_SCHEMA_CLASS": "config.schema.AutoSchema",
-    "EXCEPTION_HANDLER": "config.errors.api_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "plumbing.schema.AutoSchema",
+    "EXCEPTION_HANDLER": "plumbing.errors.api_exception_handler",
     # No OPTIONS metadata answers (they are not in the OpenAPI document, and would show view docstrings): 405.
     "DEFAULT_METADATA_CLASS": None,
     "UNAUTHENTICATED_USER": None,

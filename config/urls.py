@@ -3,8 +3,8 @@ from drf_spectacular.renderers import OpenApiJsonRenderer, OpenApiYamlRenderer
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.permissions import AllowAny
 
-from config import errors
-from config.health import healthz
+from plumbing import errors
+from plumbing.health import healthz
 
 api_v1 = [
     path("", include("tenants.urls")),

@@ -3,7 +3,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from config.schema import error, results_of
+from plumbing.schema import error, results_of
 from hygiene import selectors, services
 from hygiene.models import Conflict
 from memory.api.objects import MEMORY_ID, MemoryOutput

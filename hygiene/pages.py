@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.utils.functional import cached_property
 
-from config.errors import DomainError, NotFound
+from plumbing.errors import DomainError, NotFound
 from hygiene import selectors, services
 from hygiene.models import Conflict
 from tenants.pages import TenantPage

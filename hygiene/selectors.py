@@ -1,7 +1,7 @@
 """Reads of the hygiene domain: the conflict queue and the stats that show how the queue is doing."""
 from django.db.models import Aggregate, Count, FloatField, Q, QuerySet
 
-from config.errors import Code, NotFound
+from plumbing.errors import Code, NotFound
 from hygiene.models import Conflict, Review, Verdict
 from memory.models import Link, Memory
 

@@ -15,8 +15,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
-from config.errors import Code, Invalid, NotFound
-from config.errors import Conflict as ConflictError
+from plumbing.errors import Code, Invalid, NotFound
+from plumbing.errors import Conflict as ConflictError
 from hygiene.judge import Judge, Pair
 from hygiene.judge.signals import (
     is_question,

@@ -11,7 +11,7 @@ from typing import NewType
 from django.db import connection
 from django.utils import timezone
 
-from config.errors import Code, Conflict, DomainError, Forbidden, Invalid
+from plumbing.errors import Code, Conflict, DomainError, Forbidden, Invalid
 from memory.events import event_record
 from memory.models import Event, Link, Memory
 from tenants import rls

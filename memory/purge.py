@@ -7,7 +7,7 @@ admin who can see every memory named. This module decides *which* memories: the 
 """
 from django.db import connection
 
-from config.errors import Code, Forbidden, NotFound
+from plumbing.errors import Code, Forbidden, NotFound
 from memory import lifecycle, selectors
 from tenants.auth import Principal, require_authoritative
 

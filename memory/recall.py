@@ -18,7 +18,7 @@ import numpy as np
 from django.db import connection
 from django.utils import timezone
 
-from config.timing import StepTimer
+from plumbing.timing import StepTimer
 from memory import disagreement, passages, selectors
 from memory.models import Check, Link, Memory
 from tenants import rls

@@ -11,7 +11,7 @@ from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
-from config.errors import Code, Invalid, NotFound
+from plumbing.errors import Code, Invalid, NotFound
 from memory.models import Event, Link, Memory
 from tenants import ids
 from tenants.models import Project, User

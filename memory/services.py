@@ -10,7 +10,7 @@ from datetime import datetime
 
 from django.db import connection
 
-from config.errors import Code, Conflict, Forbidden, Invalid, NotFound
+from plumbing.errors import Code, Conflict, Forbidden, Invalid, NotFound
 from hygiene.outbox import review_record
 from memory import lifecycle, selectors
 from memory.events import event_record
@@ -18,7 +18,7 @@ from memory.lifecycle import Locked
 from memory.models import Check, Event, Link, Memory
 from memory.normalize import content_hash, normalize, same_signals
 from memory.passages import Embedded, embed_memory, passages_store
-from config.timing import StepTimer
+from plumbing.timing import StepTimer
 from tenants.auth import Principal, require_authoritative
 from tenants.models import Project
 

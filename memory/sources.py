@@ -14,7 +14,7 @@ from django.db import connection
 from django.db.models import Count, Max, Q
 from django.db.models.fields.json import KeyTextTransform
 
-from config.errors import Code, Invalid, NotFound
+from plumbing.errors import Code, Invalid, NotFound
 from hygiene.models import Conflict
 from memory import lifecycle
 from memory.events import event_record

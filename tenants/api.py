@@ -3,8 +3,8 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from config.fields import StrictBooleanField, StrictCharField, StrictEmailField, StrictSlugField
-from config.schema import error, results_of
+from plumbing.fields import StrictBooleanField, StrictCharField, StrictEmailField, StrictSlugField
+from plumbing.schema import error, results_of
 from tenants import selectors, services
 from tenants.models import ApiToken, Membership, User
 from tenants.views import TenantAPIView

@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 from rest_framework import authentication, exceptions
 
-from config.errors import Code, Forbidden
+from plumbing.errors import Code, Forbidden
 from tenants import rls
 from tenants.models import ApiToken, Membership, User
 

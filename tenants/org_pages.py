@@ -12,7 +12,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 
-from config.errors import Code, Conflict, DomainError, Forbidden, NotFound
+from plumbing.errors import Code, Conflict, DomainError, Forbidden, NotFound
 from tenants import selectors, services
 from tenants.models import ApiToken, Membership, Project, User
 from tenants.pages import TenantPage

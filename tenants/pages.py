@@ -1,30 +1,25 @@
 """The base class of every signed-in web page: the same identity, the same one transaction as the API.
 
-A page is a Django view whose handler renders a template inside the caller's scope (tenants/rls.py, the rule):
-the session resolves to an ``Identity`` (tenants/auth.py, the same function the API uses), then the optional
-``prepare_<method>`` runs outside any transaction (embedding a search or a correction), then one transaction opens
-as the caller, the principal is loaded, and the handler runs the same services and selectors the API does. A domain
-error renders the error page with its status; any answer of 400 or more rolls the transaction back.
+A page is a Django view whose handler renders a template inside the caller's scope: the session resolves to an
+``Identity`` (tenants/auth.py, the same function the API uses), then the call enters as every call does
+(tenants/entry.py: rate limit, checks, ``prepare_<method>`` outside any transaction, one transaction as the caller)
+and the handler runs the same services and selectors the API does. A domain error renders the error page with its
+status; any answer of 400 or more rolls the transaction back.
 """
 from urllib.parse import urlsplit
 
 from django.contrib.auth import logout
 from django.contrib.auth.views import redirect_to_login
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views import View
 from rest_framework.exceptions import AuthenticationFailed
 
-from config.errors import Code, DomainError, Forbidden, Invalid, NotFound, PageMethods, error_page
-from config.parsers import text_problem
-from tenants import rls
-from tenants.auth import Principal, principal_for, session_identity
-from tenants.ratelimit import rate_limit_check
-
-
-class _SessionEnded(Exception):
-    """The session's user left the organization or changed password: sign in again."""
+from plumbing.errors import Code, DomainError, Forbidden, PageMethods, error_page
+from plumbing.parsers import check_path_and_query
+from tenants import entry
+from tenants.auth import Principal, session_identity
+from tenants.entry import roll_back_on_error
 
 
 class TenantPage(PageMethods, View):
@@ -43,23 +38,20 @@ class TenantPage(PageMethods, View):
         if request.method.lower() not in self.http_method_names or handler is None:
             return self.http_method_not_allowed(request, *args, **kwargs)
         self.principal: Principal | None = None
+        prepare = getattr(self, f"prepare_{request.method.lower()}", None)
         try:
-            self.check_path_and_query(request, kwargs)
-            rate_limit_check(identity)
-            prepare = getattr(self, f"prepare_{request.method.lower()}", None)
-            self.prepared = prepare(request, *args, **kwargs) if prepare else None
-            with rls.tenant_scope(identity.scope):
-                try:
-                    self.principal = principal_for(identity)
-                except AuthenticationFailed:
-                    raise _SessionEnded
+            with entry.enter(
+                identity,
+                check=lambda: check_path_and_query(kwargs, dict(request.GET.lists()), lambda name: "No such page."),
+                prepare=(lambda: prepare(request, *args, **kwargs)) if prepare else None,
+            ) as entered:
+                self.principal, self.prepared = entered.principal, entered.prepared
                 if self.admin_only and not self.principal.is_admin:
                     raise Forbidden(Code.ADMIN_ONLY, "Only organization admins may open this page.")
                 response = handler(request, *args, **kwargs)
-                if response.status_code >= 400:
-                    transaction.set_rollback(True)
+                roll_back_on_error(response.status_code)
             return response
-        except _SessionEnded:
+        except AuthenticationFailed:  # the session's user left the organization or changed password
             logout(request)
             return redirect_to_login(self.after_sign_in(request))
         except DomainError as error:
@@ -76,17 +68,6 @@ class TenantPage(PageMethods, View):
         referer = urlsplit(request.headers.get("Referer", ""))
         same_site = referer.netloc == request.get_host() and referer.path.startswith("/")
         return (referer.path + (f"?{referer.query}" if referer.query else "")) if same_site else "/"
-
-    @staticmethod
-    def check_path_and_query(request: HttpRequest, kwargs: dict) -> None:
-        """What Postgres cannot store never reaches it: an id with a NUL is an unknown id, a query value one is 400."""
-        for value in kwargs.values():
-            if isinstance(value, str) and text_problem(value):
-                raise NotFound(Code.NOT_FOUND, "No such page.")
-        for name, values in request.GET.lists():
-            for value in [name, *values]:
-                if problem := text_problem(value):
-                    raise Invalid(Code.INVALID, f"{name}: {problem}")
 
     def page(self, context: dict | None = None, *, status: int = 200, template: str | None = None) -> HttpResponse:
         """Render now, inside the transaction: querysets in the context are read as the caller."""

@@ -20,7 +20,7 @@ from django.conf import settings
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from config.errors import Code, DomainError
+from plumbing.errors import Code, DomainError
 from tenants.auth import Identity
 
 logger = logging.getLogger(__name__)

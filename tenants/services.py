@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from config.errors import Code, Conflict, Forbidden, Invalid, NotFound
+from plumbing.errors import Code, Conflict, Forbidden, Invalid, NotFound
 from tenants import rls
 from tenants.auth import Principal, hash_secret, require_authoritative
 from tenants.models import ApiToken, Membership, Organization, Project, ProjectMember, User

@@ -17,7 +17,7 @@ from django.contrib.auth.hashers import make_password
 from django.core import signing
 from django.utils.crypto import constant_time_compare, salted_hmac
 
-from config.errors import Code, DomainError
+from plumbing.errors import Code, DomainError
 from tenants import rls
 from tenants.auth import SESSION_ORG_KEY
 from tenants.models import Membership, User

@@ -10,8 +10,8 @@ from django.views import View
 from django.views.decorators.debug import sensitive_post_parameters
 from django.utils.decorators import method_decorator
 
-from config.errors import PageMethods, error_page
-from config.parsers import text_problem
+from plumbing.errors import PageMethods, error_page
+from plumbing.parsers import text_problem
 from tenants import rls, sign_in
 
 

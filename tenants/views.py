@@ -5,17 +5,21 @@ from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.views import APIView
 
-from config.errors import Code, Forbidden, Invalid, NotFound
-from config.parsers import text_problem
-from config.timing import StepTimer
-from tenants import rls
-from tenants.auth import Identity, Principal, principal_for
-from tenants.ratelimit import rate_limit_check
+from plumbing.errors import Code, Forbidden
+from plumbing.parsers import check_path_and_query
+from plumbing.timing import StepTimer
+from tenants import entry
+from tenants.auth import Principal
+from tenants.entry import roll_back_on_error
 
 
 # What the services answer for an id that does not exist, per path parameter.
 MISSING = {"memory_id": "No such memory.", "conflict_id": "No such conflict.", "source_id": "No such source.",
            "slug": "No such project.", "token_id": "No such token."}
+
+
+def missing(name: str) -> str:
+    return MISSING.get(name, "No such resource.")
 
 
 class TenantAPIView(APIView):
@@ -24,7 +28,7 @@ class TenantAPIView(APIView):
     Order: DRF authenticates (the token or session resolves to an ``Identity``, nothing read as it yet), then the
     optional ``prepare_<method>`` runs outside any transaction for slow work such as embedding, and its return value
     becomes ``self.prepared``; then the transaction opens with the caller's identity, the principal is loaded and the
-    handler runs. An error response rolls the whole transaction back (config/errors.py).
+    handler runs (tenants/entry.py). An error response rolls the whole transaction back.
     """
 
     admin_only = False
@@ -39,8 +43,11 @@ class TenantAPIView(APIView):
 
     def dispatch(self, request, *args, **kwargs):
         self.steps = StepTimer()  # what each step cost, sent back as Server-Timing
+        self._transaction_open = False
         with ExitStack() as self._transaction:
             response = super().dispatch(request, *args, **kwargs)
+            if self._transaction_open:
+                roll_back_on_error(response.status_code)
         self.steps.lap("commit")
         response["Server-Timing"] = self.steps.server_timing()
         return response
@@ -48,35 +55,22 @@ class TenantAPIView(APIView):
     def initial(self, request, *args, **kwargs) -> None:
         super().initial(request, *args, **kwargs)  # authentication and IsAuthenticated
         self.steps.lap("authenticate")
-        identity: Identity = request.auth
-        rate_limit_check(identity)  # after authentication (a bad token counts against nobody), before any work
-        self.steps.lap("rate_limit")
-        self.check_path_and_query(request, kwargs)
         prepare = getattr(self, f"prepare_{request.method.lower()}", None)
-        self.prepared = prepare(request, *args, **kwargs) if prepare else None
-        self.steps.lap("prepare")
         # Middleware would run too early: DRF authenticates inside the view.
-        self._transaction.enter_context(rls.tenant_scope(identity.scope))
-        self.principal: Principal = principal_for(identity)
+        entered = self._transaction.enter_context(entry.enter(
+            request.auth, self.steps,
+            check=lambda: check_path_and_query(kwargs, dict(request.query_params.lists()), missing),
+            prepare=(lambda: prepare(request, *args, **kwargs)) if prepare else None,
+        ))
+        self._transaction_open = True
+        self.principal: Principal = entered.principal
+        self.prepared = entered.prepared
         if self.admin_only:
             self.require_admin()
-        self.steps.lap("identity")
 
     def finalize_response(self, request, response, *args, **kwargs):
         self.steps.lap("render")  # the handler's work since the service's last step: mostly serialization
         return super().finalize_response(request, response, *args, **kwargs)
-
-    @staticmethod
-    def check_path_and_query(request, kwargs: dict) -> None:
-        """No NUL or lone surrogate reaches Postgres (it would refuse them with a 500): in a path they are 404 like
-        any unknown id, with the same message (API.md: missing things answer identically), in a query string 400."""
-        for name, value in kwargs.items():
-            if isinstance(value, str) and text_problem(value):
-                raise NotFound(Code.NOT_FOUND, MISSING.get(name, "No such resource."))
-        for name, values in request.query_params.lists():
-            for value in [name, *values]:
-                if problem := text_problem(value):
-                    raise Invalid(Code.INVALID, f"{name}: {problem}", {"fields": {name: [problem]}})
 
     def require_admin(self) -> None:
         if not self.principal.is_admin:

@@ -12,7 +12,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connections
 
-from config.launcher import reap, server_command, server_env, wait_until_serving
+from embedded_stack.launcher import reap, server_command, server_env, wait_until_serving
 
 MANAGE = [sys.executable, str(settings.BASE_DIR / "manage.py")]
 
@@ -50,7 +50,7 @@ def call(port: int, token: str, method: str, path: str, body: dict | None = None
 
 @contextmanager
 def served(env: dict[str, str], log: Path, workers: int = 1) -> Iterator[int]:
-    """`make run`'s web server (config.launcher.server_command) on a spare port; yields the port, stops it after."""
+    """`make run`'s web server (embedded_stack.launcher.server_command) on a spare port; yields the port, stops it after."""
     port = spare_port()
     with open(log, "w") as out:
         server = subprocess.Popen(server_command("127.0.0.1", port, workers), env=env, cwd=settings.BASE_DIR,

@@ -1,4 +1,4 @@
-"""A pg_dump / pg_restore round trip (config/backup.py) keeps what isolation and recall depend on.
+"""A pg_dump / pg_restore round trip (embedded_stack/backup.py) keeps what isolation and recall depend on.
 
 Compared between the test database and its restored copy: RLS enabled and forced on every table, the policies, the
 app role's grants, the zm_* functions (body, SECURITY DEFINER, search_path, who may execute them), the indexes and
@@ -12,7 +12,7 @@ import pytest
 from django.conf import settings
 from django.db import connections
 
-from config.backup import backup, restore
+from embedded_stack.backup import backup, restore
 from tests.conftest import build_tenant
 
 CATALOG = {

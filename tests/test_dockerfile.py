@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from config.launcher import server_command
+from embedded_stack.launcher import server_command
 from k8s.render import pod_spec, render
 from k8s.runtime_requirements import BUILD_ONLY, WITHOUT_DEPENDENCIES, project_name, runtime_requirements
 
@@ -110,10 +110,10 @@ def test_the_image_serves_make_runs_command_on_the_exposed_port(dockerfile):
     web = next(r for r in render(ROOT / "k8s" / "overlays" / "prod") if r["metadata"]["name"] == "zero-memory-web"
                and r["kind"] == "Deployment")
     assert exposed == [p["containerPort"] for p in pod_spec(web)["containers"][0]["ports"]]
-    # The code the pods run is in the image: manage.py, config and every local Django app.
+    # The code the pods run is in the image: manage.py, config, the shared packages and every local Django app.
     copied = {a.split()[0] for k, a in final["instructions"] if k == "COPY" and not a.startswith("--from=")}
     local_apps = {app for app in settings.INSTALLED_APPS if (ROOT / app).is_dir()}
-    assert {"manage.py", "config", *local_apps} <= copied
+    assert {"manage.py", "config", "plumbing", "mcp_server", "embedded_stack", *local_apps} <= copied
 
 
 def _closure(requirements: list[str]) -> set[str]:

@@ -12,8 +12,8 @@ import kubernetes_validate
 import pytest
 from django.urls import resolve
 
-from config.health import healthz
-from config.launcher import WORKER_ARGS, server_command
+from plumbing.health import healthz
+from embedded_stack.launcher import WORKER_ARGS, server_command
 from hygiene.judge.vllm import VllmJudge
 from k8s.render import pod_spec, pod_template, render, split_image
 
@@ -31,7 +31,7 @@ def settings_variables() -> set[str]:
     """Every environment variable the settings (and the launcher: WEB_WORKERS, HOST, PORT) read."""
     pattern = re.compile(r'(?:os\.environ(?:\.get|\.setdefault)?[\[(]\s*|_env_bool\()"([A-Z_0-9]+)"')
     names: set[str] = set()
-    for module in ("config/settings.py", "config/launcher.py"):
+    for module in ("config/settings.py", "embedded_stack/launcher.py"):
         names |= set(pattern.findall((ROOT / module).read_text()))
     return names
 
@@ -188,7 +188,7 @@ def test_web_runs_make_runs_server_on_the_ports_the_service_and_probes_use(overl
         assert resolve(get["path"]).func is healthz
         assert named_port(web, get["port"]) == port
         assert {h["value"] for h in get["httpHeaders"] if h["name"] == "Host"} <= set(allowed_hosts)
-    # config/launcher.py server_env: each process's onnxruntime threads are its share of the requested cores.
+    # embedded_stack/launcher.py server_env: each process's onnxruntime threads are its share of the requested cores.
     workers = int(config_data(resources)["WEB_WORKERS"])
     cores = server["resources"]["requests"]["cpu"]
     cores = int(cores[:-1]) // 1000 if cores.endswith("m") else int(cores)

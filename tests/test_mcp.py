@@ -1,5 +1,5 @@
-"""The MCP endpoint (config/mcp/) through the official MCP client, over real HTTP, against the server of `make run`
-(config.launcher.server_command) on the test database: the tools, seed 000's replace-a-fact workflow, the same
+"""The MCP endpoint (mcp_server/) through the official MCP client, over real HTTP, against the server of `make run`
+(embedded_stack.launcher.server_command) on the test database: the tools, seed 000's replace-a-fact workflow, the same
 tokens and visibility as REST, errors as tool errors in the REST envelope, and no pooled connection kept by a call.
 
 The server gets fewer pooled connections (2) than web threads (8), with a short wait for one: a tool call that kept

@@ -1,10 +1,10 @@
-"""config/mcp/ in process: a tool call's steps and its error answers, without the HTTP transport around them."""
+"""mcp_server/ in process: a tool call's steps and its error answers, without the HTTP transport around them."""
 from concurrent.futures import ThreadPoolExecutor
 
 from django.db import OperationalError
 
-from config.mcp.endpoint import authenticate, error_answer, run_tool
-from config.mcp.tools import TOOLS
+from mcp_server.endpoint import authenticate, error_answer, run_tool
+from mcp_server.tools import TOOLS
 from tests.conftest import build_tenant
 
 

@@ -2,7 +2,7 @@
 
 Every response of every API test is checked against the document by the test client (tests/openapi.py). These tests
 make sure that covers the whole document: every operation is walked to each of its success statuses, and the error
-statuses that config/schema.py adds by rule are produced for every operation they are documented on.
+statuses that plumbing/schema.py adds by rule are produced for every operation they are documented on.
 """
 import json
 import re
@@ -131,7 +131,7 @@ def _invalid_query(operation: dict) -> str:
 
 
 def test_the_error_statuses_documented_by_rule_are_the_ones_sent(api, acme, api_calls):
-    """config/schema.py documents 401 everywhere, 400 with a body or query parameters, 413 and 415 with a body, 404 with path
+    """plumbing/schema.py documents 401 everywhere, 400 with a body or query parameters, 413 and 415 with a body, 404 with path
     parameters, and 403 on unsafe methods (a session without its CSRF token) and admin-only reads; each of them is
     produced here for every operation that lists it."""
     session = ValidatingClient(enforce_csrf_checks=True, calls=api_calls)

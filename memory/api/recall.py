@@ -3,9 +3,9 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from config.fields import StrictBooleanField, StrictCharField, StrictIntegerField, StrictSlugField
-from config.schema import error
-from config.timing import StepTimer
+from plumbing.fields import StrictBooleanField, StrictCharField, StrictIntegerField, StrictSlugField
+from plumbing.schema import error
+from plumbing.timing import StepTimer
 from memory import recall
 from memory.embeddings import embed_one
 from memory.api.objects import (

@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
-from config.errors import Code, Conflict, DomainError, Invalid
+from plumbing.errors import Code, Conflict, DomainError, Invalid
 from memory import selectors, services
 from memory.models import Link, Memory
 from memory.pages.forms import CheckForm, CorrectionForm, ForgetForm

@@ -3,8 +3,8 @@ import json
 
 from django.http import HttpRequest, HttpResponse, QueryDict
 
-from config.errors import Invalid
-from config.timing import StepTimer
+from plumbing.errors import Invalid
+from plumbing.timing import StepTimer
 from memory import recall, selectors
 from memory.api.recall import _why
 from memory.embeddings import embed_one

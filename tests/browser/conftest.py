@@ -20,7 +20,7 @@ from django.conf import settings
 from django.db import connections
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from config.launcher import CHROMIUM, chromium_missing_message
+from embedded_stack.launcher import CHROMIUM, chromium_missing_message
 from hygiene.models import Conflict
 from tenants import rls
 from tenants.models import User

@@ -1,8 +1,8 @@
 """`make test` without Debian's Chromium: as a user that cannot install it, the launcher stops before any test runs
-and names the package; it never downloads a browser (config/launcher.py)."""
+and names the package; it never downloads a browser (embedded_stack/launcher.py)."""
 import subprocess
 
-from config import launcher
+from embedded_stack import launcher
 
 
 def test_without_chromium_and_not_root_make_test_stops_naming_the_package(monkeypatch, tmp_path, capsys):

@@ -35,7 +35,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from config import errors
+from plumbing import errors
 from hygiene.models import Conflict
 from tenants import rls
 from tenants.models import ApiToken

@@ -9,8 +9,8 @@ from django.core.management import call_command
 from django_rq.connection_utils import get_redis_connection
 from rq import Queue, SimpleWorker
 
-from config.launcher import WORKER_ARGS
-from config.services import EmbeddedRedis
+from embedded_stack.launcher import WORKER_ARGS
+from embedded_stack.processes import EmbeddedRedis
 from hygiene.models import Review, Verdict
 from memory.models import Link, Memory
 from tenants import rls

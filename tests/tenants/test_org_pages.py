@@ -8,7 +8,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from config.errors import Code, Conflict, Forbidden
+from plumbing.errors import Code, Conflict, Forbidden
 from tenants import rls
 from tenants.auth import SESSION_ORG_KEY, load_principal
 from tenants.models import ApiToken, Membership, Project, User

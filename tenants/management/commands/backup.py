@@ -3,7 +3,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from config.backup import backup, default_backup_path
+from embedded_stack.backup import backup, default_backup_path
 
 
 class Command(BaseCommand):

@@ -4,7 +4,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from config.backup import restore
+from embedded_stack.backup import restore
 
 
 class Command(BaseCommand):

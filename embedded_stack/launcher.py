@@ -1,15 +1,15 @@
 """`make run`, `make test` and `make bench`: start what is missing, then serve, run the tests or a benchmark.
 
-    python -m config.launcher run     # embedded services, migrations, demo org, web server + RQ worker
-    python -m config.launcher test    # Chromium for the browser tests, embedded services, then pytest (extra args)
-    python -m config.launcher bench remember --n 1000   # embedded services, then `python -m bench ...`
-    python -m config.launcher manage check              # embedded services, then one manage.py command
-    python -m config.launcher backup [FILE]             # embedded services, then manage.py backup (no migrate)
-    python -m config.launcher restore FILE [--database NAME]
+    python -m embedded_stack.launcher run     # embedded services, migrations, demo org, web server + RQ worker
+    python -m embedded_stack.launcher test    # Chromium for browser tests, embedded services, then pytest (extra args)
+    python -m embedded_stack.launcher bench remember --n 1000   # embedded services, then `python -m bench ...`
+    python -m embedded_stack.launcher manage check              # embedded services, then one manage.py command
+    python -m embedded_stack.launcher backup [FILE]             # embedded services, then manage.py backup (no migrate)
+    python -m embedded_stack.launcher restore FILE [--database NAME]
 
 DATABASE_URL / REDIS_URL, when set, point at existing servers and the embedded ones are not started.
 
-The web server is uvicorn serving config.asgi (Django on a thread pool, and the MCP endpoint of config/mcp/ beside
+The web server is uvicorn serving config.asgi (Django on a thread pool, and the MCP endpoint of mcp_server/ beside
 it at /mcp) with one process per core (WEB_WORKERS). Against gunicorn (sync and gthread workers) on
 this 2-core machine it served as many requests per second at 16 clients or more, and it is an ASGI server (README,
 Benchmarks).
@@ -24,7 +24,7 @@ import urllib.error
 import urllib.request
 
 from config import settings
-from config.services import EmbeddedPostgres, EmbeddedRedis, say
+from embedded_stack.processes import EmbeddedPostgres, EmbeddedRedis, say
 
 MANAGE = [sys.executable, str(settings.BASE_DIR / "manage.py")]
 # SimpleWorker runs jobs in the worker process itself, so the embedding model of the embedded judge is loaded once,
@@ -271,6 +271,6 @@ if __name__ == "__main__":
         sys.exit(manage(rest))
     if command == "bench":
         sys.exit(bench(rest))
-    if command in ("backup", "restore"):  # config/backup.py, through the manage.py commands of the same names
+    if command in ("backup", "restore"):  # embedded_stack/backup.py, through the manage.py commands of the same names
         sys.exit(_with_services([*MANAGE, command, *rest], prepare=False))
     sys.exit(f"unknown command {command!r}: use run, test, bench, manage, backup or restore")

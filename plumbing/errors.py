@@ -5,15 +5,13 @@ from enum import StrEnum
 from django.conf import settings
 from django.core.exceptions import DisallowedHost, PermissionDenied, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import InterfaceError, OperationalError, connection, transaction
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 from psycopg.errors import QueryCanceled
 from rest_framework import exceptions, status
 from rest_framework.response import Response
-
-from tenants import rls
 
 logger = logging.getLogger(__name__)
 
@@ -139,16 +137,8 @@ def _first_message(fields: dict[str, list[str]]) -> str:
     return messages[0] if field == "non_field_errors" else f"{field}: {messages[0]}"
 
 
-def _roll_back_request() -> None:
-    # An error answer undoes everything the request wrote: its one transaction (tenants/views.py) rolls back.
-    # An error before that transaction opened (authentication, say) has nothing to undo.
-    if rls.current_scope() is not None and connection.in_atomic_block:
-        transaction.set_rollback(True)
-
-
 def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     if isinstance(exc, DomainError):
-        _roll_back_request()
         return Response(envelope(exc.code, exc.message, exc.details), status=exc.status, headers=exc.headers)
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
@@ -159,16 +149,13 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     if isinstance(exc, OperationalError) and isinstance(exc.__cause__, QueryCanceled):
         # The statement timeout (tenants/rls.py) or an operator's cancel: the server's trouble, not the input's,
         # and usually passing (a lock wait, a load peak), so 503 and a retry rather than 500.
-        _roll_back_request()
         logger.warning("statement cancelled: %s", exc)
         message = "The database did not answer in time; nothing was changed. Try again."
         return Response(envelope(Code.STATEMENT_TIMEOUT, message), status=503, headers={"Retry-After": "1"})
     if isinstance(exc, OperationalError | InterfaceError):
-        _roll_back_request()
         return database_unavailable(exc)
     if not isinstance(exc, exceptions.APIException):
-        return None  # a real bug: let Django log it and answer 500 through config.errors.server_error
-    _roll_back_request()
+        return None  # a real bug: let Django log it and answer 500 through plumbing.errors.server_error
     headers = {}
     if getattr(exc, "auth_header", None):
         headers["WWW-Authenticate"] = exc.auth_header

@@ -1,4 +1,4 @@
-"""The MCP tools (config/mcp): seed 000's names for REST operations, the descriptions that teach its workflow, and for
+"""The MCP tools (mcp_server/): seed 000's names for REST operations, the descriptions that teach its workflow, and for
 each, what runs before the caller's transaction (validation by the REST serializers, embedding) and what runs in it
 (the REST view's service or selector and output serializer)."""
 from collections.abc import Callable
@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from rest_framework import exceptions
 
-from config.timing import StepTimer
+from plumbing.timing import StepTimer
 from hygiene import services as hygiene_services
 from hygiene.api import ConflictOutput, ConflictResolveView, ConflictsView
 from memory import selectors, services

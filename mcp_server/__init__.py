@@ -25,7 +25,7 @@ pooled database connections it borrows; each call hands its connection back to t
 Modules: ``tools`` (the names, descriptions and what each tool runs), ``schemas`` (from the OpenAPI document),
 ``endpoint`` (the ASGI app: the token check, the calls, the error answers).
 """
-from config.mcp.endpoint import PATH, McpEndpoint
-from config.mcp.schemas import tools
+from mcp_server.endpoint import PATH, McpEndpoint
+from mcp_server.schemas import tools
 
 __all__ = ["PATH", "McpEndpoint", "tools"]

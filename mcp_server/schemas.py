@@ -11,7 +11,7 @@ from drf_spectacular.renderers import OpenApiJsonRenderer
 from mcp_types import Tool as McpTool
 from mcp_types import ToolAnnotations
 
-from config.mcp.tools import TOOLS, ToolSpec
+from mcp_server.tools import TOOLS, ToolSpec
 
 
 @cache

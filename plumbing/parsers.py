@@ -6,10 +6,11 @@ the envelope that names the field, instead of a 500 from wherever the value woul
 """
 import math
 import re
+from collections.abc import Callable
 
 from rest_framework.parsers import JSONParser
 
-from config.errors import Code, Invalid
+from plumbing.errors import Code, Invalid, NotFound
 
 MAX_DEPTH = 32  # API.md "Limits": nesting deeper than 32 levels -> 400
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
@@ -29,6 +30,18 @@ def text_problem(text: str) -> str | None:
     if found is None:
         return None
     return "Contains a NUL character." if found.group() == "\x00" else "Contains a lone surrogate (not valid UTF-8)."
+
+
+def check_path_and_query(path_params: dict, query: dict[str, list[str]], missing: Callable[[str], str]) -> None:
+    """No NUL or lone surrogate of a path or query string reaches Postgres: in a path it is an unknown id, 404 with
+    ``missing(name)``, the message of any unknown id (API.md: missing things answer identically); in a query, 400."""
+    for name, value in path_params.items():
+        if isinstance(value, str) and text_problem(value):
+            raise NotFound(Code.NOT_FOUND, missing(name))
+    for name, values in query.items():
+        for value in [name, *values]:
+            if problem := text_problem(value):
+                raise Invalid(Code.INVALID, f"{name}: {problem}", {"fields": {name: [problem]}})
 
 
 def check_storable(value: object) -> None:
