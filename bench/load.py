@@ -333,7 +333,7 @@ def _drop_reviews(tenants: list[Tenant]) -> None:
     in this flow the tenant's own UPDATE of 1,400 reviews once ran past the 5 s statement timeout)."""
     from django.db import connections
 
-    from hygiene.outbox import review_queue
+    from memory.outbox import review_queue
     from tenants import rls
 
     with connections[rls.UNSAFE_ALL_TENANTS].cursor() as cursor:
@@ -384,14 +384,14 @@ def measure_plans(tenant: Tenant) -> dict:
     plans = {}
     with rls.tenant_scope(principal.scope):
         q = recall.RecallQuery(query="When does checkout get deployed?", kinds=["fact"], project="p1")
-        where, params = recall._filters(q, recall._project(principal, q.project))
+        where, params = recall.channels.filters(q, recall.search._project(principal, q.project))
         with connection.cursor() as cursor:
             cursor.execute(
                 f"EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT id, embedding <=> %s::vector AS distance"
-                f" FROM memory_memory WHERE {where} ORDER BY embedding <=> %s::vector LIMIT {recall.CHANNEL_DEPTH}",
+                f" FROM memory_memory WHERE {where} ORDER BY embedding <=> %s::vector LIMIT {recall.channels.CHANNEL_DEPTH}",
                 [literal, *params, literal])
             plans["recall_vector"] = "\n".join(row[0] for row in cursor.fetchall())
-        project = recall._project(principal, "p1")
+        project = recall.search._project(principal, "p1")
         candidates = selectors.similar_candidates(owner=principal.user, project=project, exclude_id="mem_none")
         query = candidates.annotate(distance=CosineDistance("embedding", vector)).order_by("distance")
         plans["similar_existing"] = query[:selectors.SIMILAR_LIMIT].explain(analyze=True, buffers=True, costs=False)

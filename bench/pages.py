@@ -23,11 +23,10 @@ from bench import calls
 from bench.recall import bench_tenant
 from bench.remember import drop_reviews
 from bench.texts import SERVICES, synthetic_memory
-from hygiene.models import Conflict, Verdict
 from memory import services, sources
 from memory.embeddings import embed
+from memory.models import Conflict, Memory, Verdict
 from memory.passages import Embedded
-from memory.models import Memory
 from tenants import rls
 from tenants.auth import SESSION_ORG_KEY, load_principal
 from tenants.models import User

@@ -99,15 +99,15 @@ def _explain(principal, q: recall.RecallQuery) -> str:
     """EXPLAIN of the vector channel as recall runs it, to show the HNSW index is used under filters and RLS."""
     vector = embed([q.query])[0]
     with rls.tenant_scope(principal.scope):
-        project = recall._project(principal, q.project)
-        where, params = recall._filters(q, project)
+        project = recall.search._project(principal, q.project)
+        where, params = recall.channels.filters(q, project)
         from pgvector.django import VectorField
 
         literal = VectorField().get_prep_value(vector)
         with connection.cursor() as cursor:
             cursor.execute(
                 f"EXPLAIN (ANALYZE, COSTS OFF) SELECT id FROM memory_memory WHERE {where}"
-                f" ORDER BY embedding <=> %s::vector LIMIT {recall.CHANNEL_DEPTH}",
+                f" ORDER BY embedding <=> %s::vector LIMIT {recall.channels.CHANNEL_DEPTH}",
                 [*params, literal],
             )
             plan = "\n".join(row[0] for row in cursor.fetchall())

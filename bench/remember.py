@@ -7,10 +7,10 @@ import numpy as np
 
 from bench import calls
 from bench.texts import synthetic_memory
-from plumbing.timing import StepTimer
 from memory import services
 from memory.embeddings import embed_one
 from memory.models import Memory
+from plumbing.timing import StepTimer
 from tenants import rls
 from tenants.auth import load_principal
 from tenants.ids import ulid
@@ -21,8 +21,8 @@ SUPERSEDE_SHARE = 0.2  # one write in five declares that it replaces an earlier 
 
 def drop_reviews(scope: rls.Scope) -> None:
     """The benchmark's writes were queued for review like any others; nobody needs them judged."""
-    from hygiene.models import Review
-    from hygiene.outbox import review_queue
+    from memory.models import Review
+    from memory.outbox import review_queue
 
     with rls.tenant_scope(scope):
         ids = list(Review.objects.values_list("id", flat=True))

@@ -25,8 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from rank_bm25 import BM25Okapi
 from django.conf import settings
+from rank_bm25 import BM25Okapi
 
 from bench import calls
 from bench.ceiling import ceiling, visible
@@ -93,8 +93,8 @@ def load(dataset: dict, principals: dict, say: Callable[[str], None]) -> dict[st
 
 def review_all(ids: dict[str, str], principals: dict, say: Callable[[str], None]) -> dict[str, int]:
     """Run the hygiene review of every undeclared write now, in order, as the worker would (configured judge)."""
-    from hygiene.models import Review
     from hygiene.jobs import review_run
+    from memory.models import Review
 
     outcomes: dict[str, int] = defaultdict(int)
     for principal in principals.values():
@@ -121,8 +121,7 @@ def hygiene_outcomes(dataset: dict, ids: dict[str, str], principals: dict) -> di
     retired when the older memory's successor is the newer one, queued when an open conflict joins the two.
     Conflicts and verdicts are visible where their memories are, so the union over the users' scopes is all of them.
     """
-    from hygiene.models import Conflict, Verdict
-    from memory.models import Memory
+    from memory.models import Conflict, Memory, Verdict
 
     conflicts, verdicts, successor = {}, {}, {}
     for principal in principals.values():

@@ -133,9 +133,8 @@ STATEMENT_TIMEOUT_MS = int(os.environ.get("STATEMENT_TIMEOUT_MS", "5000"))
 # connection: a SET LOCAL in each transaction cost remember and recall a round trip each.
 VECTOR_SEARCH_OPTIONS = "-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search=100"
 # Server-side binding lets psycopg prepare a statement after its fifth run on a connection, so Postgres stops
-# planning it again: planning, with the row-level security policies folded into every query, was 0.2-0.5 ms of each
-# statement (remember 18.3 -> 14.8 ms, recall 18.8 -> 14.6 ms in process outside the model, 20k memories). RLS stays
-# exact: the policies read app.org_id at execution time. A PgBouncer in front needs its prepared-statement support.
+# planning it again with the row-level security policies folded in (docs/tuning.md). RLS stays exact: the policies
+# read app.org_id at execution time. A PgBouncer in front needs its prepared-statement support.
 DATABASES = {
     # CONN_MAX_AGE must be 0 with a pool: "closing" a connection returns it to the pool.
     # CONN_HEALTH_CHECKS: the pool checks a connection (an empty query, 35-85 us) before lending it, so after a
@@ -162,28 +161,16 @@ RATE_LIMIT_WINDOW_SECONDS = 60
 
 JUDGE_BACKEND = os.environ.get("JUDGE_BACKEND", "local")  # local | vllm (hygiene/judge/)
 JUDGE_AUTO_RESOLVE_THRESHOLD = float(os.environ.get("JUDGE_AUTO_RESOLVE_THRESHOLD", "0.9"))
-# Candidates are ranked (JUDGE_CANDIDATES nearest) above a low floor: on tests/eval/dataset.json 17 of 30 undeclared
-# rewrites scored under 0.45 against the memory they replace (a rewrite shares few words), yet 28 of 30 were among the
-# writer's 5 nearest. The judge, not the floor, tells a replacement from a neighbour.
+# The judge sees a write's JUDGE_CANDIDATES nearest memories above a low similarity floor: a rewrite shares few words
+# with what it replaces, and the judge, not the floor, tells a replacement from a neighbour (docs/tuning.md).
 JUDGE_CANDIDATE_SIMILARITY = float(os.environ.get("JUDGE_CANDIDATE_SIMILARITY", "0.25"))
 JUDGE_CANDIDATES = int(os.environ.get("JUDGE_CANDIDATES", "5"))
-# Of one write's verdicts, how many may retire or open a conflict (hygiene/services.py acting_verdicts). Measured on
-# tests/eval/dataset.json (284 writes) with the queue rule below: 1 -> 6.7 open conflicts per 100 writes, 8 of 30
-# undeclared replacements queued; 2 -> 8.8 per 100, 11 of 30; 3 -> 9.2, 11 of 30; recall@1 and stale@1 the same in
-# all three. 1 keeps the shortest queue (with 2, the conversations set went from 16.8 to 22.5 per 100 writes, and
-# its recall@1 from 0.563 to 0.528). Before the queue rule: 2 -> 14.8 per 100, every verdict acting -> 23.9.
+# Of one write's verdicts, how many may retire or open a conflict (hygiene/services.py acting_verdicts): one keeps
+# the queue shortest at the same recall (docs/tuning.md).
 JUDGE_ACTIONS_PER_WRITE = int(os.environ.get("JUDGE_ACTIONS_PER_WRITE", "1"))
 # The queue rule (hygiene/services.py action_for, queue_refusal): a verdict of supersedes, duplicate or contradicts
 # opens a conflict from this confidence on, and only between memories at least this similar; below, it is recorded
-# and nobody is asked. Chosen on the first evaluation set (bench retrieval; the conversations are never tuned on),
-# one conflict per write: bar 0.85 -> 7.0 open conflicts per 100 writes, stale@1 on undeclared replacements 0.125;
-# 0.7 -> 8.1, 0.125; 0.6 -> 8.8, 0.083; 0.5 -> 10.2 (over the target of 10), 0.083. On the held-out judge pairs the
-# true replacements retired or queued go 0.70 / 0.80 / 0.875 / 0.90 along the same bars. (Measured before the note
-# rule of queue_refusal, which then took 0.6 to 6.7 per 100 writes, stale@1 0.083, and the judge pairs to 0.825;
-# queueing an answer to an open question then took the judge pairs to 0.90.) The similarity floor, on the same
-# set: 0.40 -> 6.7 per 100 writes, 8 of its 30 undeclared replacements queued; 0.35 -> 7.0, 9 of 30 (the one more
-# conflict is a replacement); 0.30 -> 7.4, 8 of 30 (a farther neighbour takes the write's one acting verdict);
-# 0.25 -> 7.4, 7 of 30. Tuning judge pairs: 0.85 -> 0.875 of the replacements retired or queued at 0.35.
+# and nobody is asked. The bars keep the queue under 10 open conflicts per 100 writes (docs/tuning.md).
 JUDGE_QUEUE_THRESHOLD = float(os.environ.get("JUDGE_QUEUE_THRESHOLD", "0.6"))
 JUDGE_QUEUE_SIMILARITY = float(os.environ.get("JUDGE_QUEUE_SIMILARITY", "0.35"))
 JUDGE_RETRY_INTERVALS = [int(s) for s in os.environ.get("JUDGE_RETRY_INTERVALS", "10,60,300").split(",") if s]
@@ -262,7 +249,7 @@ SPECTACULAR_SETTINGS = {
         "MemoryScopeEnum": "memory.models.Memory.Scope",
         "MemoryWriterEnum": "memory.models.Memory.Writer",
         "MemoryStatusEnum": "memory.models.Memory.Status",
-        "ConflictStatusEnum": "hygiene.models.Conflict.Status",
+        "ConflictStatusEnum": "memory.models.Conflict.Status",
         "TokenWriterEnum": "tenants.models.ApiToken.Writer",
     },
 }

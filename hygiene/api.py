@@ -3,10 +3,11 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from plumbing.schema import error, results_of
 from hygiene import selectors, services
-from hygiene.models import Conflict
 from memory.api.objects import MEMORY_ID, MemoryOutput
+from memory.models import Conflict
+from memory.vocabulary import Resolution
+from plumbing.schema import error, results_of
 from tenants.views import TenantAPIView
 
 
@@ -51,11 +52,11 @@ class ConflictsView(TenantAPIView):
 
 class ConflictResolveView(TenantAPIView):
     class Input(serializers.Serializer):
-        decision = serializers.ChoiceField(choices=["supersede", "keep_both"])
+        decision = serializers.ChoiceField(choices=list(Resolution))
         winner = serializers.RegexField(MEMORY_ID, required=False, allow_null=True)
 
         def validate(self, data: dict) -> dict:
-            if data["decision"] == "supersede" and not data.get("winner"):
+            if data["decision"] == Resolution.SUPERSEDE and not data.get("winner"):
                 raise serializers.ValidationError({"winner": ["Required when the decision is 'supersede'."]})
             return data
 

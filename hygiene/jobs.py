@@ -8,7 +8,7 @@ from rq import get_current_job
 
 from hygiene import services
 from hygiene.judge import JudgeUnavailable, get_judge
-from hygiene.models import Review
+from memory.models import Review
 from tenants.rls import Scope, tenant_scope
 
 logger = logging.getLogger(__name__)

@@ -6,9 +6,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.utils.functional import cached_property
 
-from plumbing.errors import DomainError, NotFound
 from hygiene import selectors, services
-from hygiene.models import Conflict
+from memory.models import Conflict
+from memory.vocabulary import Resolution
+from plumbing.errors import DomainError, NotFound
 from tenants.pages import TenantPage
 
 PAGE_SIZE = 20  # open conflicts per page: a long queue is read a page at a time
@@ -61,7 +62,7 @@ class ConflictResolvePage(ConflictsPage):
         winner = {"a": conflict.a_id, "b": conflict.b_id}.get(choice)
         try:
             services.conflict_resolve(principal=self.principal, conflict_id=conflict_id,
-                                      decision="keep_both" if winner is None else "supersede", winner=winner)
+                                      decision=Resolution.KEEP_BOTH if winner is None else Resolution.SUPERSEDE, winner=winner)
         except NotFound:
             raise
         except DomainError as error:

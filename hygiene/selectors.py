@@ -1,9 +1,8 @@
 """Reads of the hygiene domain: the conflict queue and the stats that show how the queue is doing."""
 from django.db.models import Aggregate, Count, FloatField, Q, QuerySet
 
+from memory.models import Conflict, Link, Memory, Review, Verdict
 from plumbing.errors import Code, NotFound
-from hygiene.models import Conflict, Review, Verdict
-from memory.models import Link, Memory
 
 # Written by an actor who knew what it overturned (everyone but the judge).
 EXPLICIT_ORIGINS = [origin for origin in Link.Origin if origin != Link.Origin.JUDGE]

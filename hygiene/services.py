@@ -15,8 +15,6 @@ from django.db.models import F, Q
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
-from plumbing.errors import Code, Invalid, NotFound
-from plumbing.errors import Conflict as ConflictError
 from hygiene.judge import Judge, Pair
 from hygiene.judge.signals import (
     is_question,
@@ -25,15 +23,15 @@ from hygiene.judge.signals import (
     series_siblings,
     states_something,
 )
-from hygiene.models import Conflict, Review, Verdict
-from hygiene.outbox import stale_run
 from memory import disagreement, lifecycle
-from memory.models import Link, Memory
+from memory.models import Conflict, Link, Memory, Review, Verdict
+from memory.outbox import stale_run
+from memory.vocabulary import RETIRING, Relation, Resolution
+from plumbing.errors import Code, Invalid, NotFound, StateConflict
 from tenants.auth import Principal, load_principal, require_authoritative
 
 logger = logging.getLogger(__name__)
-RETIRING = {"supersedes", "duplicate"}
-DISPUTED = {"supersedes", "duplicate", "contradicts"}
+DISPUTED = {Relation.SUPERSEDES, Relation.DUPLICATE, Relation.CONTRADICTS}
 SERIES = "one of a series (the same words with a third value or more)"
 
 
@@ -63,7 +61,7 @@ def retire_refusal(*, older: str, older_kind: str, newer: str, newer_kind: str, 
     same statement kind, no question, the same subject with a changed value or a negation
     (signals.same_subject_changed_value), and the newer saying in words that it is an update ("moved to", "now",
     "no longer": memory.disagreement.MARKER, the words recall reads too). Without such a word the pair is a
-    disagreement nobody marked, whatever the judge called it: seed 004 shows both, and a person decides (a judge's
+    disagreement nobody marked, whatever the judge called it: both stay live and are shown, and a person decides (a judge's
     confident "supersedes" on a pair its labels call a contradiction was the one wrong retirement on a hand-made set).
     """
     if not same_writer:
@@ -315,7 +313,7 @@ def _decide(memory_id: str, candidate: Candidate, verdict, judge, latency_ms: fl
 def conflict_resolve(*, principal: Principal, conflict_id: str, decision: str, winner: str | None) -> Conflict:
     """A human settles a conflict: retire the loser (provenance `review`), or keep both."""
     require_authoritative(principal, "resolve conflicts")
-    if decision not in {"supersede", "keep_both"}:
+    if decision not in set(Resolution):
         raise Invalid(Code.INVALID, "decision must be 'supersede' or 'keep_both'.",
                       {"fields": {"decision": ["Invalid."]}})
     conflict = Conflict.objects.filter(pk=conflict_id).first()
@@ -328,12 +326,12 @@ def conflict_resolve(*, principal: Principal, conflict_id: str, decision: str, w
     if conflict is None:
         raise NotFound(Code.NOT_FOUND, "No such conflict.")
     if conflict.status != Conflict.Status.OPEN:
-        raise ConflictError(Code.ALREADY_RESOLVED, "This conflict has already been resolved.")
+        raise StateConflict(Code.ALREADY_RESOLVED, "This conflict has already been resolved.")
     # A winner outside the pair is refused whatever the decision: a client that names one meant something else.
-    if (decision == "supersede" or winner is not None) and winner not in {conflict.a_id, conflict.b_id}:
+    if (decision == Resolution.SUPERSEDE or winner is not None) and winner not in {conflict.a_id, conflict.b_id}:
         raise Invalid(Code.INVALID, "winner must be one of the conflict's two memories.",
                       {"fields": {"winner": ["Not in this conflict."]}})
-    if decision == "supersede":
+    if decision == Resolution.SUPERSEDE:
         loser_id = conflict.b_id if winner == conflict.a_id else conflict.a_id
         if locked[loser_id].is_live:
             lifecycle.supersede(locked[loser_id], successor=locked[winner], reason=f"review by {principal.user.email}",

@@ -1,4 +1,4 @@
-"""The MCP endpoint (`/mcp`): the memory tools for agents over MCP's streamable HTTP transport (seed 000's names).
+"""The MCP endpoint (`/mcp`): the memory tools for agents over MCP's streamable HTTP transport.
 
 A tool is a REST operation under an agent's name, with nothing of its own but its description:
 

@@ -1,4 +1,4 @@
-"""The MCP tools (mcp_server/): seed 000's names for REST operations, the descriptions that teach its workflow, and for
+"""The MCP tools (mcp_server/): the names agents know for the REST operations, the descriptions that teach its workflow, and for
 each, what runs before the caller's transaction (validation by the REST serializers, embedding) and what runs in it
 (the REST view's service or selector and output serializer)."""
 from collections.abc import Callable
@@ -15,7 +15,7 @@ from memory.api.objects import CheckOutput, LinkOutput, MemoryOutput
 from tenants.auth import Principal
 from tenants.views import validated
 
-# What an agent reads once per session (clients put it into the model's context): seed 000's workflow.
+# What an agent reads once per session (clients put it into the model's context): the workflow.
 INSTRUCTIONS = (
     "zero-memory keeps memories for you and your team, and knows which version of a fact is current. "
     "Recall before you write. When a new memory replaces a stored one, say so: remember it with "

@@ -11,9 +11,9 @@ from typing import NewType
 from django.db import connection
 from django.utils import timezone
 
-from plumbing.errors import Code, Conflict, DomainError, Forbidden, Invalid
 from memory.events import event_record
 from memory.models import Event, Link, Memory
+from plumbing.errors import Code, DomainError, Forbidden, Invalid, StateConflict
 from tenants import rls
 from tenants.auth import Principal
 from tenants.models import ProjectMember
@@ -52,7 +52,7 @@ def successor_refusal(target: Memory, successor: Memory) -> DomainError | None:
 
     - The successor is live. A retired one would leave the fact with no current version; and since a live memory has
       no successor of its own, a link to it can never close a loop (a check naming a superseded correction made two
-      memories each other's successor, and recall's chain walk spun for ever: issue 11).
+      memories each other's successor, and recall's chain walk spun for ever).
     - Everyone who can see the target can see the successor, so a supersede takes no fact away from anyone. A
       personal target's audience is its owner: the successor is the owner's own, or in a project the owner belongs to.
       A project target's audience is whoever is, or will be, a member: only the same project covers it (a personal
@@ -61,7 +61,7 @@ def successor_refusal(target: Memory, successor: Memory) -> DomainError | None:
     if successor.id == target.id:
         return Invalid(Code.INVALID, "A memory cannot replace itself.", {"successor": successor.id})
     if not successor.is_live:
-        return Conflict(Code.SUCCESSOR_NOT_LIVE, f"The replacement {successor.id} is {successor.status}: only a live "
+        return StateConflict(Code.SUCCESSOR_NOT_LIVE, f"The replacement {successor.id} is {successor.status}: only a live "
                         "memory can replace another; nothing was stored.",
                         {"successor": successor.id, "status": successor.status})
     if not _audience_covered(target, successor):
@@ -87,7 +87,7 @@ def supersede(
     Raises the refusal of ``successor_refusal``: callers that must not fail (the judge) ask it first.
     """
     if not target.is_live:
-        raise Conflict(Code.NOT_LIVE, f"Only a live memory can be superseded; {target.id} is {target.status}.")
+        raise StateConflict(Code.NOT_LIVE, f"Only a live memory can be superseded; {target.id} is {target.status}.")
     refusal = successor_refusal(target, successor)
     if refusal is not None:
         raise refusal

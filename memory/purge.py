@@ -1,4 +1,4 @@
-"""The privacy purge (API.md, "Privacy purge"; seed 003: deletion is not supersession).
+"""The privacy purge (API.md, "Privacy purge": deletion is not supersession).
 
 Everything else in the API is forward-only; this is the one deletion. The app role has no DELETE on memories, so the
 work is done by the owner-defined function ``zm_purge_memories`` (migration 0009), which refuses anyone but an org

@@ -11,8 +11,9 @@ from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
+from memory.models import Check, Conflict, Event, Link, Memory, Verdict
+from memory.vocabulary import Flag, Resolution
 from plumbing.errors import Code, Invalid, NotFound
-from memory.models import Event, Link, Memory
 from tenants import ids
 from tenants.models import Project, User
 
@@ -87,7 +88,7 @@ def memory_chain(*, memory: Memory) -> list[Memory]:
     version before the one that replaced it (_in_replacement_order), so the current version comes last even when a
     review kept the older memory and retired the newer one.
 
-    UNION, not UNION ALL: a version already reached is not walked again, so even a loop of links ends (issue 11).
+    UNION, not UNION ALL: a version already reached is not walked again, so even a loop of links ends.
     """
     with connection.cursor() as cursor:
         cursor.execute(
@@ -184,7 +185,6 @@ def memory_feed(
 
 
 def memory_checks(*, memory: Memory) -> list:
-    from memory.models import Check
 
     return list(Check.objects.filter(memory=memory).order_by("created_at", "id"))
 
@@ -200,7 +200,6 @@ def loop_list(*, user: User, state: str, project_slug: str | None) -> list[Memor
 
 
 def memory_conflicts(*, memory: Memory) -> list:
-    from hygiene.models import Conflict
 
     return list(Conflict.objects.filter(Q(a=memory) | Q(b=memory)).order_by("created_at", "id"))
 
@@ -213,10 +212,9 @@ def open_conflicts(ids: list[str]) -> list[tuple[str, str, str]]:
 def conflicts_of(ids: list[str]) -> tuple[list[tuple[str, str, str]], set[frozenset[str]]]:
     """The open conflicts that involve one of ``ids`` (older, newer, relation), and the pairs a person decided to
     keep both of (read-time disagreement does not raise those again), in one query."""
-    from hygiene.models import Conflict
 
     rows = (Conflict.objects.filter(Q(a_id__in=ids) | Q(b_id__in=ids))
-            .filter(Q(status=Conflict.Status.OPEN) | Q(resolution="keep_both"))
+            .filter(Q(status=Conflict.Status.OPEN) | Q(resolution=Resolution.KEEP_BOTH))
             .values_list("a_id", "b_id", "relation", "status"))
     return ([(a, b, relation) for a, b, relation, status in rows if status == Conflict.Status.OPEN],
             {frozenset((a, b)) for a, b, _, status in rows if status != Conflict.Status.OPEN})
@@ -233,7 +231,6 @@ def conflict_partners(conflicts: list[tuple[str, str, str]]) -> dict[str, list[s
 
 def failing_checks(ids: list[str]) -> dict:
     """Each of ``ids`` whose latest check failed -> that check (a later pass supersedes an earlier failure)."""
-    from memory.models import Check
 
     failed = {}
     for check in Check.objects.filter(memory_id__in=ids).order_by("created_at"):
@@ -247,20 +244,24 @@ def failing_checks(ids: list[str]) -> dict:
 def memory_flags(memories: list[Memory]) -> dict[str, list[str]]:
     """The flags recall shows, plus ``forgotten``, for a list of memories (the feed): two queries for any number."""
     ids = [memory.id for memory in memories]
-    partners, failed = conflict_partners(open_conflicts(ids)), failing_checks(ids)
-    flags = {}
-    for memory in memories:
-        on = {
-            "expired": memory.expired,
-            "superseded": memory.status == Memory.Status.SUPERSEDED,
-            "forgotten": memory.status == Memory.Status.FORGOTTEN,
-            "in_conflict": memory.id in partners,
-            "provisional": not memory.authoritative,
-            "open_loop": memory.loop == Memory.Loop.OPEN,
-            "failed_check": memory.id in failed,
-        }
-        flags[memory.id] = [name for name, value in on.items() if value]
-    return flags
+    partners, failed, now = conflict_partners(open_conflicts(ids)), failing_checks(ids), timezone.now()
+    return {memory.id: flags_of(memory, in_conflict=memory.id in partners, failed_check=memory.id in failed, now=now)
+            for memory in memories}
+
+
+def flags_of(memory: Memory, *, in_conflict: bool, failed_check: bool, now: datetime) -> list[Flag]:
+    """A memory's flags at ``now`` (recall's ``as_of``, else the present), in the order API.md lists them. Recall
+    adds ``disagrees``, which it reads from the hits themselves."""
+    on = {
+        Flag.EXPIRED: memory.valid_until is not None and memory.valid_until < now,
+        Flag.SUPERSEDED: memory.status == Memory.Status.SUPERSEDED,
+        Flag.FORGOTTEN: memory.status == Memory.Status.FORGOTTEN,
+        Flag.IN_CONFLICT: in_conflict,
+        Flag.PROVISIONAL: not memory.authoritative,
+        Flag.OPEN_LOOP: memory.loop == Memory.Loop.OPEN,
+        Flag.FAILED_CHECK: failed_check,
+    }
+    return [flag for flag, is_on in on.items() if is_on]
 
 
 @dataclass
@@ -283,8 +284,6 @@ class Retirement:
 
 def chain_retirements(*, chain: list[Memory]) -> dict[str, Retirement]:
     """For each retired version of ``chain`` (memory_chain), what retired it. Four queries for any chain length."""
-    from hygiene.models import Verdict
-    from memory.models import Check
 
     retired = [m for m in chain if m.status != Memory.Status.LIVE]
     if not retired:

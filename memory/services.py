@@ -10,14 +10,15 @@ from datetime import datetime
 
 from django.db import connection
 
-from plumbing.errors import Code, Conflict, Forbidden, Invalid, NotFound
-from hygiene.outbox import review_record
 from memory import lifecycle, selectors
 from memory.events import event_record
 from memory.lifecycle import Locked
 from memory.models import Check, Event, Link, Memory
-from memory.normalize import content_hash, normalize, same_signals
+from memory.normalize import content_hash, same_signals
+from memory.outbox import review_record
 from memory.passages import Embedded, embed_memory, passages_store
+from memory.vocabulary import Dedup, SkipReason
+from plumbing.errors import Code, Forbidden, Invalid, NotFound, StateConflict
 from plumbing.timing import StepTimer
 from tenants.auth import Principal, require_authoritative
 from tenants.models import Project
@@ -203,13 +204,13 @@ def _find_duplicate(principal: Principal, scope: str, project: Project | None, d
     digest = content_hash(draft.content)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"{principal.user.id}:{digest}"])
-    found, dedup = same_place.filter(content_hash=digest).order_by("created_at").first(), "exact"
+    found, dedup = same_place.filter(content_hash=digest).order_by("created_at").first(), Dedup.EXACT
     if found is None and draft.session_id:
         nearest = selectors.nearest_in(same_place.filter(session_id=draft.session_id), vector)
         if nearest is not None and 1 - nearest.distance >= NEAR_VERBATIM_SIMILARITY and same_signals(
             nearest.content, draft.content
         ):
-            found, dedup = nearest, "near_verbatim"
+            found, dedup = nearest, Dedup.NEAR_VERBATIM
     if found is None:
         return None, None
     found.owner, found.project = principal.user, project  # what the answer shows, known without a join
@@ -218,11 +219,11 @@ def _find_duplicate(principal: Principal, scope: str, project: Project | None, d
 
 def _supersede_declared(target: Locked | None, successor: Memory, reason: str | None, principal: Principal) -> str:
     if target is None:
-        return "missing"
+        return SkipReason.MISSING
     if target.id == successor.id:
-        return "self"
+        return SkipReason.SELF
     if not target.is_live:
-        return "dead"
+        return SkipReason.DEAD
     lifecycle.supersede(target, successor=successor, reason=reason, origin=Link.Origin.DECLARED, principal=principal)
     return "superseded"
 
@@ -231,7 +232,7 @@ def _link_on_write(successor: Memory, spec: LinkSpec, principal: Principal, resu
     # Invisible and missing look the same here: not a supersede. Held, so that a purge cannot delete it under us.
     dst = lifecycle.hold_memories([spec.dst]).get(spec.dst)
     if dst is None or dst.id == successor.id:
-        result.skipped.append({"dst": spec.dst, "reason": "missing" if dst is None else "self"})
+        result.skipped.append({"dst": spec.dst, "reason": SkipReason.MISSING if dst is None else SkipReason.SELF})
         return
     _link_create(src=successor, dst=dst, type=spec.type, reason=spec.reason, principal=principal)
 
@@ -255,7 +256,7 @@ def memory_forget(*, principal: Principal, memory_id: str, reason: str | None = 
     require_authoritative(principal, "forget memories")
     memory = _locked(memory_id)
     if not memory.is_live:
-        raise Conflict(Code.NOT_LIVE, f"Only a live memory can be forgotten; this one is {memory.status}.")
+        raise StateConflict(Code.NOT_LIVE, f"Only a live memory can be forgotten; this one is {memory.status}.")
     lifecycle.forget(memory, reason=reason, principal=principal)
     return memory
 
@@ -264,7 +265,7 @@ def memory_restore(*, principal: Principal, memory_id: str) -> Memory:
     require_authoritative(principal, "restore memories")
     memory = _locked(memory_id)
     if memory.is_live:
-        raise Conflict(Code.ALREADY_LIVE, "This memory is already live.")
+        raise StateConflict(Code.ALREADY_LIVE, "This memory is already live.")
     lifecycle.restore(memory, principal=principal)
     return memory
 

@@ -1,4 +1,4 @@
-"""Source artifacts versioned by source_id and content hash (seed 003): the writes of POST /api/v1/sources.
+"""Source artifacts versioned by source_id and content hash: the writes of POST /api/v1/sources.
 
 The first version creates the current memory; the same content again changes nothing; changed content becomes a new
 memory that supersedes the previous version (provenance `source`). The version chain is the supersedes chain.
@@ -14,15 +14,15 @@ from django.db import connection
 from django.db.models import Count, Max, Q
 from django.db.models.fields.json import KeyTextTransform
 
-from plumbing.errors import Code, Invalid, NotFound
-from hygiene.models import Conflict
 from memory import lifecycle
 from memory.events import event_record
-from memory.models import Event, Link, Memory
+from memory.models import Conflict, Event, Link, Memory
 from memory.normalize import content_hash
 from memory.passages import Embedded, passages_store
 from memory.selectors import with_relations
 from memory.services import _project_for_write
+from memory.vocabulary import Relation
+from plumbing.errors import Code, Invalid, NotFound
 from tenants.auth import Principal
 
 SOURCE_CONFLICT_JUDGE = "source"  # a conflict's `judge` names who raised it: here the source versioning itself
@@ -87,7 +87,7 @@ def source_put(
         if current.pk not in lifecycle.hold_memories([current.pk]):  # purged since we read it: nothing to dispute
             return result
         conflict = Conflict.objects.create(
-            org_id=memory.org_id, a=current, b=memory, relation="supersedes", judge=SOURCE_CONFLICT_JUDGE,
+            org_id=memory.org_id, a=current, b=memory, relation=Relation.SUPERSEDES, judge=SOURCE_CONFLICT_JUDGE,
             rationale=f"a watcher reported that {change} (provisional)",
         )
         result.conflict = conflict.id

@@ -84,7 +84,7 @@ class NotFound(DomainError):
     status = status.HTTP_404_NOT_FOUND
 
 
-class Conflict(DomainError):
+class StateConflict(DomainError):
     status = status.HTTP_409_CONFLICT
 
 

@@ -12,7 +12,7 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 
-from plumbing.errors import Code, Conflict, DomainError, Forbidden, NotFound
+from plumbing.errors import Code, DomainError, Forbidden, NotFound, StateConflict
 from tenants import selectors, services
 from tenants.models import ApiToken, Membership, Project, User
 from tenants.pages import TenantPage
@@ -75,7 +75,7 @@ class UsersPage(OrgPage):
             return self.users(form, status=400)
         try:
             membership = services.user_add(principal=self.principal, **form.cleaned_data)
-        except Conflict as error:  # already a member
+        except StateConflict as error:  # already a member
             service_error_on(form, "email", error)
             return self.users(form, status=400)
         # The link is shown on this answer only: it is a credential, not something to keep in a notice cookie.
@@ -101,7 +101,7 @@ class UserRolePage(UsersPage):
         try:
             membership = services.membership_role_change(principal=self.principal, user_id=user_id,
                                                          role=form.cleaned_data["role"])
-        except Conflict as error:  # the last admin
+        except StateConflict as error:  # the last admin
             service_error_on(form, "role", error)
             return self.users(AddUserForm(), status=409, role_forms={user_id: form})
         messages.success(request, f"{membership.user.email} is now {membership.role}.")
@@ -131,7 +131,7 @@ class ProjectsPage(OrgPage):
             return self.projects(form, status=400)
         try:
             project = services.project_create(principal=self.principal, **form.cleaned_data)
-        except Conflict as error:  # duplicate slug
+        except StateConflict as error:  # duplicate slug
             service_error_on(form, "slug", error)
             return self.projects(form, status=400)
         messages.success(request, f"Project {project.slug} created.")
@@ -168,7 +168,7 @@ class ProjectPage(OrgPage):
             try:
                 services.project_member_add(principal=self.principal, project_slug=project.slug,
                                             user_id=form.cleaned_data["user_id"])
-            except (Conflict, NotFound) as error:  # already a member; not a user of this org
+            except (StateConflict, NotFound) as error:  # already a member; not a user of this org
                 service_error_on(form, "user_id", error)
         if not form.is_valid():
             return self.members(project, form, status=400)

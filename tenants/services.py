@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from plumbing.errors import Code, Conflict, Forbidden, Invalid, NotFound
+from plumbing.errors import Code, Forbidden, Invalid, NotFound, StateConflict
 from tenants import rls
 from tenants.auth import Principal, hash_secret, require_authoritative
 from tenants.models import ApiToken, Membership, Organization, Project, ProjectMember, User
@@ -61,7 +61,7 @@ def user_add(*, principal: Principal, email: str, role: str) -> Membership:
     require_authoritative(principal, "add users")
     user = _user_for_email(email)
     if Membership.objects.filter(user_id=user.id).exists():
-        raise Conflict(Code.ALREADY_MEMBER, f"{user.email} is already a member of this organization.")
+        raise StateConflict(Code.ALREADY_MEMBER, f"{user.email} is already a member of this organization.")
     return Membership.objects.create(org=principal.org, user=user, role=role)
 
 
@@ -84,7 +84,7 @@ def membership_role_change(*, principal: Principal, user_id: uuid.UUID, role: st
     if membership is None:
         raise NotFound(Code.NOT_FOUND, "No such user in this organization.")
     if membership.role == Membership.Role.ADMIN and role != Membership.Role.ADMIN and admins == [membership.user_id]:
-        raise Conflict(Code.LAST_ADMIN, f"{membership.user.email} is the organization's last admin: make another "
+        raise StateConflict(Code.LAST_ADMIN, f"{membership.user.email} is the organization's last admin: make another "
                        "user an admin first.")
     if membership.role != role:
         membership.role = role
@@ -98,7 +98,7 @@ def project_create(*, principal: Principal, slug: str, name: str) -> Project:
         with transaction.atomic():
             project = Project.objects.create(org=principal.org, slug=slug, name=name or slug)
     except IntegrityError:
-        raise Conflict(Code.DUPLICATE_SLUG, f"A project with slug '{slug}' already exists.", {"slug": slug})
+        raise StateConflict(Code.DUPLICATE_SLUG, f"A project with slug '{slug}' already exists.", {"slug": slug})
     ProjectMember.objects.create(org=principal.org, project=project, user=principal.user)
     return project
 
@@ -125,7 +125,7 @@ def project_member_add(*, principal: Principal, project_slug: str, user_id: uuid
         with transaction.atomic():
             return ProjectMember.objects.create(org=principal.org, project=project, user=user)
     except IntegrityError:
-        raise Conflict(Code.ALREADY_MEMBER, f"{user.email} is already a member of project '{project.slug}'.")
+        raise StateConflict(Code.ALREADY_MEMBER, f"{user.email} is already a member of project '{project.slug}'.")
 
 
 def project_member_remove(*, principal: Principal, project_slug: str, user_id: uuid.UUID) -> None:

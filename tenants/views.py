@@ -28,8 +28,12 @@ class TenantAPIView(APIView):
     Order: DRF authenticates (the token or session resolves to an ``Identity``, nothing read as it yet), then the
     optional ``prepare_<method>`` runs outside any transaction for slow work such as embedding, and its return value
     becomes ``self.prepared``; then the transaction opens with the caller's identity, the principal is loaded and the
-    handler runs (tenants/entry.py). An error response rolls the whole transaction back.
+    handler runs. An error response rolls the whole transaction back (config/errors.py).
     """
+
+    # The docstring above is also the description of every operation without one of its own in /api/schema/, so it
+    # is kept word for word while the schema must stay byte-identical. The order it describes is tenants/entry.py's,
+    # and the rollback of an error response happens in dispatch below (it was in config/errors.py).
 
     admin_only = False
 

@@ -5,8 +5,7 @@ rewritten policies compared with the originals on real data, identity by identit
 import pytest
 from django.db import DatabaseError, connection, connections, transaction
 
-from hygiene.models import Conflict, Verdict
-from memory.models import Check, Link, Memory
+from memory.models import Check, Conflict, Link, Memory, Verdict
 from tenants import rls
 from tenants.migrations import _citus
 from tests.conftest import build_tenant

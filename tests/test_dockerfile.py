@@ -153,7 +153,7 @@ import config.asgi
 from config.asgi import _start_up
 from memory.embeddings import embed_one, get_embedder
 embed_one("a sentence")
-import hygiene.jobs, hygiene.judge.local, hygiene.outbox
+import hygiene.jobs, hygiene.judge.local, memory.outbox
 from hygiene.management.commands import hygiene_flush
 from django.core.management import call_command
 print(json.dumps({"modules": sorted({m.split(".")[0] for m in sys.modules}), "embedder": type(get_embedder()).__name__}))

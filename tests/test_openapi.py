@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from hygiene.models import Conflict
+from memory.models import Conflict
 from tenants import rls
 from tenants.auth import SESSION_ORG_KEY
 from tests.openapi import ResponseMismatch, ValidatingClient, check_response, document, validator

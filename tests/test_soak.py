@@ -6,7 +6,7 @@ import subprocess
 
 from bench.soak import check_invariants, format_report, run_soak, soak_tokens
 from embedded_stack.launcher import WORKER_ARGS
-from hygiene.outbox import review_queue
+from memory.outbox import review_queue
 from tests.stack import MANAGE, served, stack_env
 
 SECONDS = float(os.environ.get("SOAK_SECONDS", "60"))

@@ -5,7 +5,9 @@ from typing import Protocol
 
 from django.conf import settings
 
-RELATIONS = ("supersedes", "duplicate", "complementary", "contradicts", "unrelated")
+from memory.vocabulary import Relation
+
+RELATIONS = tuple(Relation)  # in the order the local model was trained on: its output columns
 
 
 @dataclass(frozen=True)
@@ -19,7 +21,7 @@ class Pair:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class Judgement:
     relation: str
     confidence: float
     rationale: str
@@ -36,7 +38,7 @@ class Judge(Protocol):
     name: str  # backend and model, recorded on every verdict
     prompt_version: str
 
-    def judge(self, pairs: list[Pair]) -> list[Verdict]: ...
+    def judge(self, pairs: list[Pair]) -> list[Judgement]: ...
 
 
 @lru_cache(maxsize=1)

@@ -2,7 +2,7 @@
 by a small model fitted on the tuning half of the labelled pairs (hygiene/judge/model.py, local_model.json).
 
 Its confidence is calibrated (Platt scaling on the tuning pairs): on the held-out pairs a verdict at 0.9 or
-more is right about 9 times in 10 or better, so the auto-resolve bar keeps meaning "90% sure" (seed 000: the bar is
+more is right about 9 times in 10 or better, so the auto-resolve bar keeps meaning "90% sure" (the bar is
 not lowered). One rule stands above the model: a pair whose texts name different scopes (staging/production, EU/US,
 p50/p95) is never retired on this judge's word, whatever the weights say — sibling facts for two scopes are the
 commonest complementary pair a judge mistakes for an update. Measured: `make bench ARGS="judge --ablate"`.
@@ -11,13 +11,13 @@ from functools import cached_property
 
 import numpy as np
 
-from hygiene.judge import Pair, Verdict
+from hygiene.judge import Judgement, Pair
 from hygiene.judge.model import Model
 from hygiene.judge.prompt import PROMPT_VERSION
 from hygiene.judge.signals import signals
 from memory.embeddings import embed
+from memory.vocabulary import RETIRING
 
-RETIRING = {"supersedes", "duplicate"}
 BELOW_THE_BAR = 0.89  # a capped confidence: queued for a person, never retired
 # The calibration holds where the labelled pairs are: 9 in 10 tuning replacements score 0.48 or more, and the
 # confident retirements it was measured on start at 0.47. Under this similarity the judge has not been shown to be
@@ -41,7 +41,7 @@ class LocalJudge:
     def model(self) -> Model:
         return self._given or Model.load()
 
-    def judge(self, pairs: list[Pair]) -> list[Verdict]:
+    def judge(self, pairs: list[Pair]) -> list[Judgement]:
         if not pairs:
             return []
         vectors = embed([text for pair in pairs for text in (pair.older, pair.newer)])
@@ -50,7 +50,7 @@ class LocalJudge:
         return [self._verdict(row, *prediction) for row, prediction in zip(rows, self.model.predict(rows))]
 
     @staticmethod
-    def _verdict(row: dict[str, float], relation: str, confidence: float, _probabilities) -> Verdict:
+    def _verdict(row: dict[str, float], relation: str, confidence: float, _probabilities) -> Judgement:
         seen = [text for key, text in REASONS.items() if row[key]]
         rationale = f"similarity {row['similarity']:.2f}" + (", " + ", ".join(seen) if seen else "")
         if relation in RETIRING and confidence > BELOW_THE_BAR:
@@ -60,4 +60,4 @@ class LocalJudge:
             elif row["similarity"] < CALIBRATED_FROM:
                 confidence = BELOW_THE_BAR
                 rationale += "; capped below the bar: too far apart for a calibrated verdict"
-        return Verdict(relation, round(confidence, 3), rationale)
+        return Judgement(relation, round(confidence, 3), rationale)

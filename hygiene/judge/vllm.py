@@ -23,9 +23,8 @@ from enum import StrEnum
 
 from django.conf import settings
 
-from hygiene.judge import RELATIONS, Judge, JudgeUnavailable, Pair, Verdict
+from hygiene.judge import RELATIONS, Judge, Judgement, JudgeUnavailable, Pair
 from hygiene.judge.prompt import PROMPT_VERSION, batch_schema, messages_for
-
 
 # The same schema in the two dialects of structured output that OpenAI-compatible servers speak.
 RESPONSE_FORMATS = {
@@ -109,14 +108,14 @@ class VllmJudge:
             response_format=settings.JUDGE_RESPONSE_FORMAT,
         )
 
-    def judge(self, pairs: list[Pair]) -> list[Verdict]:
+    def judge(self, pairs: list[Pair]) -> list[Judgement]:
         batches = [pairs[start:start + self.batch_size] for start in range(0, len(pairs), self.batch_size)]
         if len(batches) == 1:
             return self._judge_or_fall_back(batches[0])
         with ThreadPoolExecutor(max_workers=min(self.concurrency, len(batches))) as pool:
             return [verdict for batch in pool.map(self._judge_or_fall_back, batches) for verdict in batch]
 
-    def _judge_or_fall_back(self, pairs: list[Pair]) -> list[Verdict]:
+    def _judge_or_fall_back(self, pairs: list[Pair]) -> list[Judgement]:
         send, probe = self.breaker.admit()
         if send:
             try:
@@ -128,14 +127,14 @@ class VllmJudge:
             return verdicts
         return self._fall_back(pairs, f"{self.name} circuit open")
 
-    def _fall_back(self, pairs: list[Pair], why: str) -> list[Verdict]:
+    def _fall_back(self, pairs: list[Pair], why: str) -> list[Judgement]:
         if self.fallback is None:
             raise JudgeUnavailable(why)
         name = f"{self.fallback.name} (fallback for {self.name})"
         return [replace(v, judge=name, prompt_version=self.fallback.prompt_version)
                 for v in self.fallback.judge(pairs)]
 
-    def _judge_batch(self, pairs: list[Pair], *, attempts: int) -> list[Verdict]:
+    def _judge_batch(self, pairs: list[Pair], *, attempts: int) -> list[Judgement]:
         body = {
             "model": self.model,
             "messages": messages_for(pairs),
@@ -163,7 +162,7 @@ class VllmJudge:
         with urllib.request.urlopen(request, timeout=self.timeout) as response:
             return json.loads(response.read())
 
-    def _parse(self, reply: dict, count: int) -> list[Verdict]:
+    def _parse(self, reply: dict, count: int) -> list[Judgement]:
         """Refuse anything but exactly one well-formed verdict per pair (ValueError/KeyError: retried)."""
         content = json.loads(reply["choices"][0]["message"]["content"])
         raw = content["verdicts"]
@@ -174,6 +173,6 @@ class VllmJudge:
             relation, confidence = item["relation"], float(item["confidence"])
             if relation not in RELATIONS or not 0 <= confidence <= 1:
                 raise ValueError(f"invalid verdict {item!r}")
-            verdicts.append(Verdict(relation, confidence, str(item.get("rationale", ""))[:400],
+            verdicts.append(Judgement(relation, confidence, str(item.get("rationale", ""))[:400],
                                     judge=self.name, prompt_version=self.prompt_version))
         return verdicts

@@ -2,7 +2,7 @@
 
 import django.db.models.deletion
 import django.utils.timezone
-import hygiene.models
+import memory.models  # the id function moved with the model; the table did not change
 from django.conf import settings
 from django.db import migrations, models
 
@@ -21,7 +21,7 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='Conflict',
             fields=[
-                ('id', models.CharField(default=hygiene.models._conflict_id, editable=False, max_length=30, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=memory.models.new_conflict_id, editable=False, max_length=30, primary_key=True, serialize=False)),
                 ('relation', models.CharField(max_length=16)),
                 ('confidence', models.FloatField(blank=True, null=True)),
                 ('judge', models.CharField(blank=True, default='', max_length=200)),

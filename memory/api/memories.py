@@ -6,15 +6,24 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
+from memory import purge, selectors, services
+from memory.api.objects import (
+    MAX_CONTENT_CHARS,
+    MAX_LINKS,
+    MAX_METADATA_BYTES,
+    MEMORY_ID,
+    CheckOutput,
+    EventOutput,
+    LinkInput,
+    LinkOutput,
+    MemoryOutput,
+)
+from memory.models import Link, Memory
+from memory.vocabulary import Dedup, SkipReason
 from plumbing.errors import Code, Invalid, TooLarge
 from plumbing.fields import StrictBooleanField, StrictCharField, StrictSlugField
 from plumbing.schema import error
 from plumbing.timing import StepTimer
-from memory import purge, selectors, services
-from memory.api.objects import (
-    MAX_CONTENT_CHARS, MAX_LINKS, MAX_METADATA_BYTES, MEMORY_ID, CheckOutput, EventOutput, LinkInput, LinkOutput, MemoryOutput,
-)
-from memory.models import Link, Memory
 from tenants.auth import Principal
 from tenants.views import TenantAPIView, validated
 
@@ -42,7 +51,7 @@ class MemoriesView(TenantAPIView):
     class Output(serializers.Serializer):
         class SkippedLink(serializers.Serializer):
             dst = serializers.CharField()
-            reason = serializers.ChoiceField(choices=["missing", "dead", "self"])
+            reason = serializers.ChoiceField(choices=list(SkipReason))
 
         class SimilarMemory(serializers.Serializer):
             id = serializers.CharField()
@@ -55,7 +64,7 @@ class MemoriesView(TenantAPIView):
 
         memory = MemoryOutput()
         created = serializers.BooleanField()
-        dedup = serializers.ChoiceField(choices=["exact", "near_verbatim"], allow_null=True)
+        dedup = serializers.ChoiceField(choices=list(Dedup), allow_null=True)
         absorbed_into = serializers.CharField(allow_null=True)
         superseded = serializers.ListField(child=serializers.CharField())
         skipped = SkippedLink(many=True)

@@ -3,21 +3,22 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from memory import recall
+from memory.api.objects import (
+    MAX_CONTENT_CHARS,
+    CheckOutput,
+    MemoryOutput,
+)
+from memory.embeddings import embed_one
+from memory.models import Memory
+from memory.vocabulary import RECALL_FLAGS
 from plumbing.fields import StrictBooleanField, StrictCharField, StrictIntegerField, StrictSlugField
 from plumbing.schema import error
 from plumbing.timing import StepTimer
-from memory import recall
-from memory.embeddings import embed_one
-from memory.api.objects import (
-    MAX_CONTENT_CHARS, CheckOutput, MemoryOutput,
-)
-from memory.models import Memory
 from tenants.auth import Principal
 from tenants.views import TenantAPIView, validated
 
-
 _TIME = serializers.DateTimeField()  # as the memory objects write their times
-FLAGS = ["expired", "superseded", "in_conflict", "disagrees", "provisional", "open_loop", "failed_check"]
 
 
 class RecallView(TenantAPIView):
@@ -46,7 +47,7 @@ class RecallView(TenantAPIView):
             memory = MemoryOutput()
             rank = serializers.IntegerField(min_value=1)
             score = serializers.FloatField()
-            flags = serializers.ListField(child=serializers.ChoiceField(choices=FLAGS))
+            flags = serializers.ListField(child=serializers.ChoiceField(choices=RECALL_FLAGS))
             superseded_by = serializers.CharField(allow_null=True)
             class Disagreeing(serializers.Serializer):
                 id = serializers.CharField()
@@ -125,7 +126,7 @@ def _why(hit: recall.Hit) -> dict:
         notes.append(f"ranked before {', '.join(hit.probably_replaces)}: the judge found it probably replaces it"
                      " (open conflict, not yet decided)")
     if hit.probably_replaced_by:
-        # A successor it is not in conflict with stands in for one it is (recall._annotate): say through which.
+        # A successor it is not in conflict with stands in for one it is (memory/recall/ordering.py): say through which.
         through = [i for i in hit.probably_replaced_by if i not in hit.conflicts_with]
         notes.append(f"probably replaced by {', '.join(hit.probably_replaced_by)} (judged in an open conflict, not yet"
                      " decided" + (f"; {', '.join(through)} has replaced the memory of that conflict since" if through

@@ -2,7 +2,7 @@
 
 A link is visible only when both of its memories are (migration 0002). A member who restores their personal note
 after leaving the project whose memory replaced it cannot see that link, so an UPDATE under RLS touched nothing and
-the supersede stayed active in history and /stats (issue 11, defect 6). This function looks past RLS for exactly one
+the supersede stayed active in history and /stats. This function looks past RLS for exactly one
 thing: the active supersedes link from a memory's ``superseded_by`` to the memory itself, and only when the caller
 can see that memory and it is superseded. It answers how many links it marked undone (0 or 1), nothing else.
 """

@@ -1,4 +1,4 @@
-"""zm_purge_memories: the privacy purge, the one deletion path (API.md, "Privacy purge"; seed 003).
+"""zm_purge_memories: the privacy purge, the one deletion path (API.md, "Privacy purge").
 
 The app role has no DELETE on memories (tenants/db_roles.py) and may only append events. A purge goes through this
 owner-defined function, which refuses unless the caller is an admin of the current organization and can see every

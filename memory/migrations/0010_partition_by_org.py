@@ -1,7 +1,7 @@
 """Memories partitioned by organization: a tenant's queries read its own rows and its own HNSW graph only.
 
 With one table every tenant shared one HNSW graph, and a filtered query walked other tenants' rows: at 1.07M
-memories recall took 120 ms with kinds=[fact] in a 100k tenant and 83 ms unfiltered in a 10k one (issue 15).
+memories recall took 120 ms with kinds=[fact] in a 100k tenant and 83 ms unfiltered in a 10k one.
 
 - ``memory_memory`` becomes ``PARTITION BY LIST (org_id)``: one partition per organization, named
   ``memory_memory_<org uuid without dashes>``, made by ``zm_memory_partition(org)`` when the organization is created

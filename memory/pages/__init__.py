@@ -1,4 +1,4 @@
-"""The memory pages of the web admin (issue 12): the feed at /, a memory's page, open loops, sources.
+"""The memory pages of the web admin: the feed at /, a memory's page, open loops, sources.
 
 Each is a TenantPage (tenants/pages.py): the same identity and one transaction as the API, the same services and
 selectors as the REST views in memory/api/. Slow work (embedding a search or a correction) runs in prepare_<method>,

@@ -8,11 +8,11 @@ from django.contrib import messages
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
-from plumbing.errors import Code, Conflict, DomainError, Invalid
 from memory import selectors, services
 from memory.models import Link, Memory
 from memory.pages.forms import CheckForm, CorrectionForm, ForgetForm
 from memory.services import LinkSpec, MemoryDraft
+from plumbing.errors import Code, DomainError, Invalid, StateConflict
 from tenants.pages import TenantPage
 from tenants.selectors import api_token_list
 
@@ -94,7 +94,7 @@ class MemoryPage(TenantPage):
         if memory.id not in result.superseded:
             # remember skips a supersede it cannot apply; a correction that replaces nothing is not one: undo it.
             why = next((s["reason"] for s in result.skipped if s["dst"] == memory.id), "missing")
-            raise Conflict(Code.NOT_LIVE, {
+            raise StateConflict(Code.NOT_LIVE, {
                 "dead": f"This memory is {memory.status}: only a live memory can be corrected; nothing was stored.",
                 "self": "The correction says what this memory already says; nothing was stored.",
             }.get(why, "This memory could not be corrected; nothing was stored."))

@@ -21,7 +21,7 @@ from django.db import connections
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from embedded_stack.launcher import CHROMIUM, chromium_missing_message
-from hygiene.models import Conflict
+from memory.models import Conflict
 from tenants import rls
 from tenants.models import User
 from tenants.sign_in import sign_in_link

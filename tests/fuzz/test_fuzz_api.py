@@ -35,8 +35,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from memory.models import Conflict
 from plumbing import errors
-from hygiene.models import Conflict
 from tenants import rls
 from tenants.models import ApiToken
 from tenants.services import _token_create

@@ -4,7 +4,7 @@ from rq import SimpleWorker
 from rq.scheduler import RQScheduler
 
 from hygiene.judge import get_judge
-from hygiene.outbox import review_queue
+from memory.outbox import review_queue
 from tests.hygiene.fake_vllm import FakeVllm
 
 

@@ -2,10 +2,9 @@
 personal ones; RLS applies to the reviewing identity), and when a verdict asks a person (the queue rule)."""
 import pytest
 
-from hygiene.judge import Verdict as JudgeVerdict
-from hygiene.models import Conflict, Verdict
+from hygiene.judge import Judgement
 from hygiene.services import Action, action_for, queue_refusal, retire_refusal
-from memory.models import Memory
+from memory.models import Conflict, Memory, Verdict
 from tenants import rls
 from tests.conftest import build_tenant
 from tests.hygiene.test_pipeline import remember
@@ -110,7 +109,7 @@ def test_a_confident_complementary_or_unrelated_verdict_opens_no_conflict(api, w
 
 def test_the_action_rule(settings):
     settings.JUDGE_QUEUE_THRESHOLD = 0.85
-    verdict = lambda relation, confidence: JudgeVerdict(relation, confidence, "")  # noqa: E731
+    verdict = lambda relation, confidence: Judgement(relation, confidence, "")  # noqa: E731
     assert action_for(verdict("supersedes", 0.9), 0.9) == Action.RETIRE
     assert action_for(verdict("duplicate", 0.95), 0.9) == Action.RETIRE
     assert action_for(verdict("supersedes", 0.89), 0.9) == Action.CONFLICT

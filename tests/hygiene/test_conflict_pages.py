@@ -6,10 +6,9 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from hygiene.models import Conflict
+from memory.models import Conflict
 from tenants import rls
 from tests.pages import signed_in
-
 
 
 def remember(api, token: str, content: str, **body) -> str:

@@ -1,7 +1,7 @@
 """Resolving conflicts through the API, and the stats endpoint."""
 import pytest
 
-from hygiene.models import Conflict, Verdict
+from memory.models import Conflict, Verdict
 from tenants import rls
 from tests.watchers import mint_watcher, refused
 

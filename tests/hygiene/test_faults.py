@@ -11,8 +11,7 @@ from rq import Queue, SimpleWorker
 
 from embedded_stack.launcher import WORKER_ARGS
 from embedded_stack.processes import EmbeddedRedis
-from hygiene.models import Review, Verdict
-from memory.models import Link, Memory
+from memory.models import Link, Memory, Review, Verdict
 from tenants import rls
 from tests.conftest import build_tenant
 from tests.stack import MANAGE, spare_port, stack_env
@@ -47,7 +46,7 @@ def test_redis_stopped_and_started_again_loses_no_review(api, committed, tmp_pat
     server = EmbeddedRedis(tmp_path, port)
     assert server.start()
     queue = Queue("default", connection=get_redis_connection({"URL": f"redis://127.0.0.1:{port}/0"}))
-    monkeypatch.setattr("hygiene.outbox.review_queue", lambda: queue)
+    monkeypatch.setattr("memory.outbox.review_queue", lambda: queue)
     try:
         acme = build_tenant("acme")
         old, _ = remember(api, acme.member_token, "Grafana listens on port 3000.", kind="fact")

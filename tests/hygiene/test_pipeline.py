@@ -4,8 +4,7 @@ from django.core.management import call_command
 from django_rq.connection_utils import get_redis_connection
 from rq import Queue
 
-from hygiene.models import Conflict, Review, Verdict
-from memory.models import Memory
+from memory.models import Conflict, Memory, Review, Verdict
 from tenants import rls
 from tests.conftest import build_tenant
 
@@ -103,7 +102,7 @@ def test_running_a_review_again_changes_nothing(api, work, fake_vllm):
     # As if a worker died after its work and the job ran again: same review, pending once more.
     with rls.tenant_scope(acme.scope):
         Review.objects.filter(pk=review.id).update(state="pending")
-    from hygiene.outbox import review_enqueue
+    from memory.outbox import review_enqueue
 
     review_enqueue(review_id=review.id, org_id=acme.org.id, user_id=acme.member.id)
     work()
@@ -117,7 +116,7 @@ def test_a_queue_outage_at_commit_loses_nothing(api, work, queue, monkeypatch, f
     remember(api, acme.member_token, "Grafana lives at grafana.acme.test.")
     # Connected the way the app connects (django_rq): a plain redis.Redis retries a refused connection for 4 s.
     dead = Queue("default", connection=get_redis_connection({"URL": "redis://127.0.0.1:1/0"}))
-    monkeypatch.setattr("hygiene.outbox.review_queue", lambda: dead)
+    monkeypatch.setattr("memory.outbox.review_queue", lambda: dead)
     new = remember(api, acme.member_token, "Grafana moved to metrics.acme.test.")  # the write still succeeds
     assert [r.state for r in state(acme, Review, memory_id=new)] == ["pending"]
     monkeypatch.undo()  # Redis is back

@@ -5,8 +5,8 @@ from io import StringIO
 from django.core.management import call_command
 from django.utils import timezone
 
-from hygiene.models import Review
-from hygiene.outbox import stale_run
+from memory.models import Review
+from memory.outbox import stale_run
 from tenants import rls
 from tests.conftest import build_tenant
 

@@ -1,7 +1,7 @@
 """forget, restore, links, detail, history and the feed."""
 import pytest
 
-from hygiene.models import Conflict
+from memory.models import Conflict
 from tenants import rls
 from tests.memory.test_remember import supersedes
 

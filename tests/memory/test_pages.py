@@ -13,7 +13,6 @@ from tenants import rls
 from tests.pages import signed_in
 
 
-
 @pytest.fixture
 def admin_page(acme) -> Client:
     return signed_in(acme, acme.admin)
@@ -243,9 +242,8 @@ def test_a_long_chain_and_long_content_render_in_order(acme, remember, member_pa
 
 
 def test_the_timeline_says_what_retired_each_version(acme, api, remember, member_page):
-    from hygiene.models import Verdict
     from memory import lifecycle
-    from memory.models import Link
+    from memory.models import Link, Verdict
     from tenants.auth import load_principal
 
     # judge: the hygiene job's supersede with its verdict (hygiene/services.py), written as the member
@@ -287,7 +285,7 @@ def test_the_timeline_says_what_retired_each_version(acme, api, remember, member
 
 
 def test_review_retirement_names_the_reviewer(acme, api, remember, admin_page):
-    from hygiene.models import Conflict
+    from memory.models import Conflict
 
     a = remember(acme.admin_token, "The office opens at 8.", project="web")["memory"]["id"]
     b = remember(acme.admin_token, "The office opens at 9.", project="web")["memory"]["id"]

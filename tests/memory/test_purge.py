@@ -10,10 +10,9 @@ import pytest
 from django.db import DatabaseError, connection, connections
 from django.utils import timezone
 
-from hygiene.models import Conflict, Verdict
 from memory import purge as purge_service
 from memory import services
-from memory.models import Link, Memory
+from memory.models import Conflict, Link, Memory, Verdict
 from tenants import rls
 from tenants.auth import load_principal
 from tests.conftest import build_tenant

@@ -4,8 +4,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from hygiene.models import Conflict
-from memory.models import Check, Memory
+from memory.models import Check, Conflict, Memory
 from tenants import rls
 from tests.memory.test_remember import supersedes
 

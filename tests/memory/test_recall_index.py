@@ -42,7 +42,7 @@ def _index_scan(acme, *, iterative: bool) -> tuple[int, str]:
         if not iterative:
             cursor.execute("SET LOCAL hnsw.iterative_scan = off")
             cursor.execute("SET LOCAL hnsw.ef_search = 40")
-        where, params = recall._filters(q, None, statuses=["live"])
+        where, params = recall.channels.filters(q, None, statuses=["live"])
         sql = f"SELECT id FROM memory_memory WHERE {where} ORDER BY embedding <=> %s::vector LIMIT 50"
         cursor.execute(f"EXPLAIN {sql}", [*params, literal])
         plan = "\n".join(row[0] for row in cursor.fetchall())
@@ -70,6 +70,6 @@ def test_when_the_iterative_scan_gives_up_an_exact_sort_finds_the_rows(acme):
     with rls.tenant_scope(acme.scope), connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_sort = off")
         cursor.execute("SET LOCAL hnsw.max_scan_tuples = 60")
-        where, params = recall._filters(q, None, statuses=["live"])
-        rows, _ = recall._vector_channel(embed_one(QUERY), where, params)
+        where, params = recall.channels.filters(q, None, statuses=["live"])
+        rows, _ = recall.channels.vector_channel(embed_one(QUERY), where, params)
     assert len(rows) == FACTS

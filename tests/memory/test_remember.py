@@ -160,7 +160,7 @@ def test_superseding_a_loop_closes_it(remember, api, acme, kind):
 
 
 def test_only_undeclared_writes_are_queued_for_review(remember, acme, django_capture_on_commit_callbacks):
-    from hygiene.models import Review
+    from memory.models import Review
     from tenants import rls
 
     queue = django_rq.get_queue("default")
@@ -182,7 +182,7 @@ def test_a_queue_outage_never_fails_the_write(remember, acme, monkeypatch, djang
 
     # Connected the way the app connects (django_rq): a plain redis.Redis retries a refused connection for 4 s.
     dead = Queue("default", connection=get_redis_connection({"URL": "redis://127.0.0.1:1/0"}))
-    monkeypatch.setattr("hygiene.outbox.review_queue", lambda: dead)
+    monkeypatch.setattr("memory.outbox.review_queue", lambda: dead)
     with django_capture_on_commit_callbacks(execute=True):
         body = remember(acme.member_token, "Written while Redis is down.")
     assert body["created"] is True

@@ -8,10 +8,9 @@ from django.utils import timezone
 from psycopg.errors import QueryCanceled
 
 from hygiene import services as hygiene
-from hygiene.judge import Verdict, get_judge
-from hygiene.models import Conflict
+from hygiene.judge import Judgement, get_judge
 from memory import selectors
-from memory.models import Link, Memory
+from memory.models import Conflict, Link, Memory
 from tenants import rls
 from tenants.auth import load_principal
 from tests.memory.test_remember import supersedes
@@ -173,7 +172,7 @@ def test_the_judge_does_not_retire_for_a_less_visible_successor(remember, acme):
     fact = remember(acme.admin_token, "The web cache TTL is 60 s.", project="web", kind="fact")["memory"]
     mine = remember(acme.member_token, "The web cache TTL is now 30 s.", scope="personal", kind="fact")["memory"]
     candidate = hygiene.Candidate(fact["id"], fact["content"], fact["kind"], authoritative=True)
-    verdict = Verdict("supersedes", 0.99, "the TTL changed")
+    verdict = Judgement("supersedes", 0.99, "the TTL changed")
     with rls.tenant_scope(member_scope(acme)):
         principal = load_principal(member_scope(acme), token_id=None)
         decision = hygiene._decide(mine["id"], candidate, verdict, get_judge(), 5.0, principal)

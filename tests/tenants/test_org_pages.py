@@ -8,13 +8,13 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from plumbing.errors import Code, Conflict, Forbidden
+from plumbing.errors import Code, Forbidden, StateConflict
 from tenants import rls
 from tenants.auth import SESSION_ORG_KEY, load_principal
 from tenants.models import ApiToken, Membership, Project, User
 from tenants.services import _token_create, membership_role_change
-from tests.watchers import mint_watcher
 from tests.pages import signed_in
+from tests.watchers import mint_watcher
 
 PASSWORD = "correct horse battery staple"
 ORG_PAGES = ["/org/", "/org/users", "/org/projects", "/org/projects/web", "/org/tokens", "/org/settings"]
@@ -191,7 +191,7 @@ def test_membership_role_change_is_for_admins_and_keeps_one_admin(api, acme):
             membership_role_change(principal=watcher, user_id=acme.member.id, role="admin")
         assert refused.value.code == Code.WATCHER_FORBIDDEN
         admin = principal_of(acme, acme.admin)
-        with pytest.raises(Conflict) as last:
+        with pytest.raises(StateConflict) as last:
             membership_role_change(principal=admin, user_id=acme.admin.id, role="member")
         assert last.value.code == Code.LAST_ADMIN and role_of(acme.admin) == "admin"
         assert membership_role_change(principal=admin, user_id=acme.member.id, role="admin").role == "admin"

@@ -2,9 +2,9 @@
 
 import django_rq
 import pytest
-from rq import SimpleWorker
 from django.apps import apps
 from django.db import connection, transaction
+from rq import SimpleWorker
 
 from tenants import rls
 from tests.conftest import build_tenant
@@ -49,8 +49,7 @@ def test_without_identity_the_app_role_sees_no_tenant_rows(acme, globex, remembe
 
 
 def _fill_every_table(tenant, remember) -> None:
-    from hygiene.models import Conflict, Verdict
-    from memory.models import Check
+    from memory.models import Check, Conflict, Verdict
 
     first = remember(tenant.member_token, f"{tenant.org.slug} deploys on Monday")["memory"]["id"]
     second = remember(tenant.member_token, f"{tenant.org.slug} deploys on Friday", links=[

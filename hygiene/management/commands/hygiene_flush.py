@@ -3,7 +3,7 @@ from datetime import timedelta
 
 from django.core.management.base import BaseCommand
 
-from hygiene.outbox import flush
+from memory.outbox import flush
 
 
 class Command(BaseCommand):

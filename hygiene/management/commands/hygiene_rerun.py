@@ -2,8 +2,8 @@ from datetime import timedelta
 
 from django.core.management.base import BaseCommand
 
-from hygiene.models import Review
-from hygiene.outbox import flush
+from memory.models import Review
+from memory.outbox import flush
 
 
 class Command(BaseCommand):

@@ -16,8 +16,7 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 from rq import Queue, Retry
 
-from hygiene.models import Review
-from memory.models import Memory
+from memory.models import Memory, Review
 from tenants import rls
 
 logger = logging.getLogger(__name__)
