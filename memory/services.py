@@ -1,4 +1,5 @@
-"""Every write of the memory domain: remember (dedup cascade, declared supersede), forget, restore, link, checks.
+"""Every write of the memory domain: remember (dedup cascade, declared supersede), forget, restore, link, checks,
+source versions.
 
 Services run inside the caller's transaction and identity (tenants/rls.py): they never embed and never open a
 scope. The entry point embeds first (``memory_embedding``), then enters ``tenant_scope`` and calls them.
@@ -13,11 +14,12 @@ from django.db import connection
 from memory import lifecycle, selectors
 from memory.events import event_record
 from memory.lifecycle import Locked
-from memory.models import Check, Event, Link, Memory
+from memory.models import Check, Conflict, Event, Link, Memory
 from memory.normalize import content_hash, same_signals
 from memory.outbox import review_record
 from memory.passages import Embedded, embed_memory, passages_store
-from memory.vocabulary import Dedup, SkipReason
+from memory.sources import currency
+from memory.vocabulary import Dedup, Relation, SkipReason
 from plumbing.errors import Code, Forbidden, Invalid, NotFound, StateConflict
 from plumbing.timing import StepTimer
 from tenants.auth import Principal, require_authoritative
@@ -138,16 +140,25 @@ def memory_remember(
 
 def _store(principal: Principal, draft: MemoryDraft, scope: str, project: Project | None,
            embedded: Embedded) -> Memory:
-    memory = Memory.objects.create(
-        org_id=principal.scope.org_id, scope=scope, owner=principal.user, project=project, kind=draft.kind,
-        content=draft.content, content_hash=content_hash(draft.content), embedding=embedded.vector, writer=principal.writer,
-        authoritative=not principal.is_watcher, token=principal.token,
-        session_id=draft.session_id, valid_from=draft.valid_from, valid_until=draft.valid_until,
-        loop=Memory.Loop.OPEN if draft.kind in Memory.LOOP_KINDS else None, source=draft.source,
+    return _memory_create(
+        principal, embedded, Event.Action.REMEMBERED, {"kind": draft.kind},
+        scope=scope, project=project, kind=draft.kind, content=draft.content, writer=principal.writer,
+        session_id=draft.session_id, valid_from=draft.valid_from, valid_until=draft.valid_until, source=draft.source,
         metadata=draft.metadata,
     )
+
+
+def _memory_create(principal: Principal, embedded: Embedded, action: str, details: dict, *, kind: str, content: str,
+                   **fields) -> Memory:
+    """The one place a memory row is written: as the caller, with its statements' vectors and its event. A watcher's
+    memory is provisional; a task is an open loop however it was written."""
+    memory = Memory.objects.create(
+        org_id=principal.scope.org_id, owner=principal.user, token=principal.token, kind=kind, content=content,
+        content_hash=content_hash(content), embedding=embedded.vector, authoritative=not principal.is_watcher,
+        loop=Memory.Loop.OPEN if kind in Memory.LOOP_KINDS else None, **fields,
+    )
     passages_store(memory, embedded)
-    event_record(memory, Event.Action.REMEMBERED, principal, {"kind": draft.kind})
+    event_record(memory, action, principal, details)
     return memory
 
 
@@ -310,3 +321,79 @@ def memory_check_record(
         lifecycle.supersede(memory, successor=locked[corrected_by], reason=detail, origin=Link.Origin.CHECK,
                             principal=principal)
     return check
+
+
+# Source artifacts: a version of a source is a memory, and a changed version supersedes the previous one.
+
+SOURCE_CONFLICT_JUDGE = "source"  # a conflict's `judge` names who raised it: here the source versioning itself
+
+
+@dataclass
+class SourceResult:
+    memory: Memory
+    created: bool
+    superseded: str | None = None
+    conflict: str | None = None
+
+
+def _live_versions(source_id: str) -> list[Memory]:
+    """The live versions of a source under RLS, the current one first."""
+    live = Memory.objects.filter(source__source_id=source_id, status=Memory.Status.LIVE).defer("embedding")
+    return sorted(live, key=currency, reverse=True)
+
+
+def source_put(
+    *, principal: Principal, source_id: str, content: str, embedded: Embedded, version: str | None = None,
+    url: str | None = None, kind: str = Memory.Kind.FACT, project_slug: str | None = None,
+) -> SourceResult:
+    """A version of a source artifact (memory/sources.py has the rules): the first version creates the current
+    memory, the same content again changes nothing, changed content supersedes the previous version (provenance
+    ``source``); a watcher's changed version stays provisional beside it, in an open conflict. ``embedded`` is
+    ``memory_embedding(content)``, computed by the entry point before its transaction."""
+    digest = content_hash(content)
+    authoritative = not principal.is_watcher
+    with connection.cursor() as cursor:  # one writer per source at a time: versions stay a linear chain
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 1))", [f"{principal.scope.org_id}:{source_id}"])
+    live = _live_versions(source_id)
+    # Nothing new: a live version with this content and at least the caller's authority (a watcher repeating any
+    # live version; an authoritative writer repeating an authoritative one, not merely a watcher's report of it).
+    same = next((m for m in live if m.content_hash == digest and (m.authoritative or not authoritative)), None)
+    if same is not None:
+        return SourceResult(memory=same, created=False)
+    current = live[0] if live else None
+    project = _project_for_write(principal, project_slug) if project_slug or current is None else current.project
+    if current is not None and project != current.project:
+        where = current.project.slug if current.project else "personal scope"
+        raise Invalid(Code.INVALID, "project: a source keeps its project across versions.",
+                      {"fields": {"project": [f"This source lives in {where}."]}})
+    count = Memory.objects.filter(source__source_id=source_id).count()
+    version = version or str(count + 1)
+    memory = _memory_create(
+        principal, embedded, Event.Action.SOURCE_VERSION, {"source_id": source_id, "version": version},
+        scope=Memory.Scope.PROJECT if project else Memory.Scope.PERSONAL, project=project, kind=kind, content=content,
+        writer=Memory.Writer.SOURCE, source={"source_id": source_id, "version": version, "url": url},
+    )
+    result = SourceResult(memory=memory, created=True)
+    if current is None:
+        return result
+    change = f"source {source_id} changed: version {(current.source or {}).get('version')} -> {version}"
+    if not authoritative:  # a watcher adds, it never retires: the disagreement waits for review
+        if current.pk not in lifecycle.hold_memories([current.pk]):  # purged since we read it: nothing to dispute
+            return result
+        conflict = Conflict.objects.create(
+            org_id=memory.org_id, a=current, b=memory, relation=Relation.SUPERSEDES, judge=SOURCE_CONFLICT_JUDGE,
+            rationale=f"a watcher reported that {change} (provisional)",
+        )
+        result.conflict = conflict.id
+        return result
+    # Every live version retires, the watchers' provisional reports too: the source now says what this one says.
+    for previous in lifecycle.lock_memories(m.pk for m in live).values():
+        if not previous.is_live:  # retired by someone else since we read it
+            continue
+        reason = change if previous.pk == current.pk else (
+            f"source {source_id} changed: provisional version {(previous.source or {}).get('version')} -> {version}"
+        )
+        lifecycle.supersede(previous, successor=memory, reason=reason, origin=Link.Origin.SOURCE, principal=principal)
+        if previous.pk == current.pk:
+            result.superseded = current.id
+    return result

@@ -4,11 +4,11 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from plumbing.fields import StrictCharField, StrictSlugField
-from plumbing.schema import error, results_of
 from memory import selectors, services, sources
 from memory.api.objects import MAX_CONTENT_CHARS, MEMORY_ID, CheckOutput, MemoryOutput
 from memory.models import Check, Memory
+from plumbing.fields import StrictCharField, StrictSlugField
+from plumbing.schema import error, results_of
 from tenants.views import TenantAPIView
 
 ABSOLUTE_URI = RegexValidator(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$", "Enter an absolute URL or URI (scheme:...), without spaces.")
@@ -58,7 +58,7 @@ class SourcesView(TenantAPIView):
         201: Output, 200: Output, 404: error("No such project (or not a member).")})
     def post(self, request):
         data, embedded = self.prepared
-        result = sources.source_put(
+        result = services.source_put(
             principal=self.principal, source_id=data["source_id"], content=data["content"], embedded=embedded,
             version=data.get("version"), url=data.get("url"), kind=data["kind"], project_slug=data.get("project"),
         )
