@@ -44,7 +44,8 @@ class Action(StrEnum):
 # The kinds that state something about the world. A note is a turn of a conversation (a question, an instruction,
 # an event: "when was cutover again?"), a task or an open question is a loop that its answer closes: none of them
 # retires a memory on a judge's word, nor is retired by one.
-STATEMENTS = frozenset({"fact", "decision", "preference", "plan", "lesson", "diagnosis"})
+STATEMENTS = frozenset({Memory.Kind.FACT, Memory.Kind.DECISION, Memory.Kind.PREFERENCE, Memory.Kind.PLAN,
+                        Memory.Kind.LESSON, Memory.Kind.DIAGNOSIS})
 
 
 def _a(kind: str) -> str:
@@ -77,8 +78,8 @@ def retire_refusal(*, older: str, older_kind: str, newer: str, newer_kind: str, 
     return None
 
 
-def queue_refusal(*, older: str, newer: str, similarity: float, older_kind: str = "fact", newer_kind: str = "fact",
-                  same_writer: bool = True) -> str | None:
+def queue_refusal(*, older: str, newer: str, similarity: float, older_kind: str = Memory.Kind.FACT,
+                  newer_kind: str = Memory.Kind.FACT, same_writer: bool = True) -> str | None:
     """Why a verdict is only recorded, never queued (None: it may be). A question asks for a fact and changes none;
     but an open question is a loop that a later statement answers, and a person who resolves the conflict closes it
     (bench judge: 3 of the 40 held-out replacements, 1 of the tuning ones, were answers the question rule recorded).
@@ -95,12 +96,13 @@ def queue_refusal(*, older: str, newer: str, similarity: float, older_kind: str 
     on long conversations of untyped turns the judge's disputes between remarks were mostly neighbours on a topic."""
     if is_question(newer) or (is_question(older) and older_kind not in Memory.LOOP_KINDS):
         return "a question"
-    closes_own_loop = newer_kind == "note" and older_kind in Memory.LOOP_KINDS and reports_done(newer)
-    if "note" in (older_kind, newer_kind) and not ((older_kind == newer_kind or closes_own_loop) and same_writer):
+    closes_own_loop = newer_kind == Memory.Kind.NOTE and older_kind in Memory.LOOP_KINDS and reports_done(newer)
+    note = Memory.Kind.NOTE in (older_kind, newer_kind)
+    if note and not ((older_kind == newer_kind or closes_own_loop) and same_writer):
         return "a remark weighed against another kind or writer"
-    if "note" in (older_kind, newer_kind) and not (states_something(older) and states_something(newer)):
+    if note and not (states_something(older) and states_something(newer)):
         return "small talk"
-    if older_kind == newer_kind == "note":
+    if older_kind == newer_kind == Memory.Kind.NOTE:
         # Weighed on the sentences where they disagree, not on how alike the whole turns are: a turn that changes a
         # fact in passing is mostly about something else.
         return None if disagreement.of_texts(older, newer) else "two remarks that give no different values for one thing"
