@@ -1,22 +1,21 @@
 """`make bench ARGS=http`: remember and recall over real HTTP against the served stack, beside the same calls made in
 process, in one run, on one tenant.
 
-The server is the very command of `make run` (embedded_stack.launcher.server_command: uvicorn, one worker per core, the app
-role, pooled connections), started on a spare port for the run and stopped after it. The tenant is the recall
-bench's kind, loaded once and reused (about 20k memories; --memories). In process, the bench does what a request
-does, one call at a time (embed, one scope that loads the caller, the service; bench/calls.py), with the onnxruntime
-threads of one server worker, and prints the time per step; then the same requests go through
+The server is the very command of `make run` (embedded_stack.launcher.server_command: uvicorn, one worker per core,
+the app role, pooled connections), started on a spare port for the run and stopped after it (embedded_stack.serving).
+The tenant is the recall bench's kind, loaded once and reused (about 20k memories; --memories). In process, the bench
+does what a request does, one call at a time (embed, one scope that loads the caller, the service; bench/calls.py),
+with the onnxruntime threads of one server worker, and prints the time per step; then the same requests go through
 Django in process (test client: middleware, token authentication, view, JSON, but no server and no socket). So the
-1-client HTTP time splits into the services, what Django around them adds, and what the server adds. Over HTTP, 1, 4 and 16 clients (--clients) each keep one
-connection alive and send their requests one after another; errors (no answer, or a status other than 2xx) are
-counted, and throughput is the requests answered per second of the whole level.
+1-client HTTP time splits into the services, what Django around them adds, and what the server adds. Over HTTP, 1, 4
+and 16 clients (--clients) each keep one connection alive and send their requests one after another; errors (no
+answer, or a status other than 2xx) are counted, and throughput is the requests answered per second of the whole level.
 """
+import argparse
 import http.client
 import json
 import os
 import random
-import socket
-import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -25,11 +24,12 @@ import numpy as np
 from django.conf import settings
 from django.test import Client
 
-from bench.recall import PEOPLE, QUESTIONS, SERVICES, TOOLS, bench_tenant
+from bench.recall import QUESTIONS, bench_tenant
 from bench import calls
 from bench.remember import drop_reviews, latency_percentiles, step_percentiles
-from bench.texts import synthetic_memory
-from embedded_stack.launcher import reap, server_command, server_env, wait_until_serving, web_workers
+from bench.texts import PEOPLE, SERVICES, TOOLS, synthetic_memory
+from embedded_stack.launcher import server_env, web_workers
+from embedded_stack.serving import served, spare_port
 from plumbing.timing import StepTimer
 from memory import embeddings, recall
 from tenants import rls
@@ -164,12 +164,6 @@ def _over_http(port: int, secret: str, operation: str, bodies: list[dict], clien
     return summary
 
 
-def _spare_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def bench_http(*, memories: int, requests: int, clients: list[int], seed: int, say: Callable[[str], None]) -> dict:
     rng = random.Random(seed)
     org, owners = bench_tenant(f"bench-http-{memories}", memories, rng, say)
@@ -182,13 +176,13 @@ def bench_http(*, memories: int, requests: int, clients: list[int], seed: int, s
 
     workers = web_workers()
     env = server_env(workers)
-    # The bench sends thousands of requests a minute with one token: measure the server, not its rate limit.
+    # The bench sends thousands of requests a minute with one token: measure the server, not its rate limit (in
+    # process, bench/__main__.py has set it to 0 already).
     env["RATE_LIMIT_PER_MINUTE"] = "0"
-    settings.RATE_LIMIT_PER_MINUTE = 0
     # In process with the embedding threads of one server worker: the comparison is of everything but the model.
     settings.EMBEDDING_THREADS = int(env["EMBEDDING_THREADS"])
     embeddings.get_embedder.cache_clear()
-    port = _spare_port()
+    port = spare_port()
     log_path = settings.DATA_DIR / "bench-http-server.log"
     say(f"  starting the server of `make run` on 127.0.0.1:{port}: {workers} workers, "
         f"{env['EMBEDDING_THREADS']} embedding thread(s) each (log: {log_path})")
@@ -206,13 +200,8 @@ def bench_http(*, memories: int, requests: int, clients: list[int], seed: int, s
         "load_average_before": [round(x, 2) for x in os.getloadavg()],
         "in_process": {}, "django_no_socket": {}, "http": {},
     }
-    with open(log_path, "w") as log:
-        server = subprocess.Popen(
-            server_command("127.0.0.1", port, workers), env=env, cwd=settings.BASE_DIR,
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        )
-        try:
-            wait_until_serving(f"http://127.0.0.1:{port}/healthz", server)
+    try:
+        with served(env, workers, log_path, port):
             for operation in OPERATIONS:
                 for name, measure in (("in_process", lambda o, b: _in_process(principal, o, b)),
                                       ("django_no_socket", lambda o, b: _through_django(secret, o, b))):
@@ -220,19 +209,18 @@ def bench_http(*, memories: int, requests: int, clients: list[int], seed: int, s
                     say(f"  {name:<16} {operation:<8} p50 {result['p50']:>6} ms  p95 {result['p95']:>6} ms  "
                         f"p99 {result['p99']:>6} ms  {result['throughput_rps']:>6} req/s")
                     if "p50_ms_per_step" in result:
-                        say("    p50 per step (ms): " + ", ".join(f"{k} {v}" for k, v in result["p50_ms_per_step"].items()))
+                        say("    p50 per step (ms): "
+                            + ", ".join(f"{k} {v}" for k, v in result["p50_ms_per_step"].items()))
             for count in clients:
                 level = report["http"][str(count)] = {}
                 for operation in OPERATIONS:
                     result = _over_http(port, secret, operation, bodies(operation, requests + WARM_UP * count), count)
                     level[operation] = result
-                    say(f"  http {count:>2} clients  {operation:<8} p50 {result['p50']:>6} ms  p95 {result['p95']:>6} ms  "
-                        f"p99 {result['p99']:>6} ms  {result['throughput_rps']:>6} req/s  errors {result['errors']}  "
-                        f"(server's own p50 {result['server_timing_p50']} ms)")
-        finally:
-            server.terminate()
-            reap(server)
-            drop_reviews(scope)
+                    say(f"  http {count:>2} clients  {operation:<8} p50 {result['p50']:>6} ms  "
+                        f"p95 {result['p95']:>6} ms  p99 {result['p99']:>6} ms  {result['throughput_rps']:>6} req/s  "
+                        f"errors {result['errors']}  (server's own p50 {result['server_timing_p50']} ms)")
+    finally:
+        drop_reviews(scope)
     report["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     report["targets"] = _targets(report)
     return report
@@ -280,3 +268,14 @@ def format_table(report: dict) -> list[str]:
         numbers = ", ".join(f"{k} {v}" for k, v in outcome.items() if k != "met")
         lines.append(f"  {'met   ' if outcome['met'] else 'MISSED'} {target} ({numbers})")
     return lines
+
+
+def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict:
+    say(f"bench http: remember and recall over HTTP and in process, a tenant of {args.memories} memories, "
+        f"{args.requests} requests per operation and level, clients {args.clients}")
+    return bench_http(memories=args.memories, requests=args.requests, clients=args.clients, seed=args.seed, say=say)
+
+
+def report(result: dict, say: Callable[[str], None]) -> None:
+    for line in format_table(result):
+        say(line)

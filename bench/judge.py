@@ -13,9 +13,11 @@ confidence band, the mean confidence beside the share of verdicts that were righ
   --backend vllm --url URL [--model M]   any OpenAI-compatible server, the same held-out pairs
   --check               exit 1 when the judge is not safe to retire on its own (retirement_refusals)
 """
+import argparse
 import json
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
@@ -175,9 +177,10 @@ def format_ablation(rows: list[dict]) -> list[str]:
     lines = [f"  {'without':<38}{'acc':>6}{'retired':>8}{'prec':>7}{'recall':>8}{'repl.ret':>9}"
              f"{'repl.r|q':>9}{'compl.ret':>10}{'queued':>8}"]
     for r in rows:
-        lines.append(f"  {r['without']:<38}{r['accuracy']:>6}{r['auto_retired']:>8}{str(r['auto_retire_precision']):>7}"
-                     f"{str(r['auto_retire_recall']):>8}{r['replacement_recall']:>9}"
-                     f"{r['replacements_retired_or_queued']:>9}{r['complementary_retired']:>10}{r['queued_share']:>8}")
+        lines.append(f"  {r['without']:<38}{r['accuracy']:>6}{r['auto_retired']:>8}"
+                     f"{str(r['auto_retire_precision']):>7}{str(r['auto_retire_recall']):>8}"
+                     f"{r['replacement_recall']:>9}{r['replacements_retired_or_queued']:>9}"
+                     f"{r['complementary_retired']:>10}{r['queued_share']:>8}")
     return lines
 
 
@@ -239,3 +242,24 @@ def judge_from_args(*, backend: str | None, url: str | None, model: str | None) 
 
         return LocalJudge()
     raise ValueError(f"unknown judge backend {backend!r}")
+
+
+def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict:
+    """The judge of --backend/--url/--model on the --part pairs (after --fit; --ablate's table under "ablation")."""
+    if args.fit:
+        say(f"bench judge: fitted the embedded judge on the tuning pairs -> {write_local_model()}")
+    judge = judge_from_args(backend=args.backend, url=args.url, model=args.model)
+    say(f"bench judge: {judge.name} on the {args.part} pairs of tests/eval/judge_pairs.json")
+    result = evaluate(judge=judge, part=args.part)
+    if args.ablate:
+        result["ablation"] = ablation()
+    return result
+
+
+def report(result: dict, say: Callable[[str], None]) -> None:
+    for line in format_report(result):
+        say(line)
+    if "ablation" in result:
+        say("  ablation (the embedded judge refitted on the tuning pairs without each group; held-out pairs):")
+        for line in format_ablation(result["ablation"]):
+            say(line)

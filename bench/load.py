@@ -23,13 +23,15 @@ bench/recall.py (query embedding included, as an entry point does it), remember 
 (embedding included), throughput of recall and remember with 1 and 2 worker processes calling the services in process
 (no HTTP), table and index sizes per partition, the RSS of the `make run` web server (uvicorn, its workers) and of an
 RQ worker after traffic over HTTP, and EXPLAIN ANALYZE of recall's vector query and of similar_existing's query as the
-app role under RLS. `load --plot` draws latency against store size from the saved results of every size.
+app role under RLS. `load --plot-only` draws latency against store size from the saved results of every size.
 """
+import argparse
 import json
 import multiprocessing
 import os
 import random
 import re
+import runpy
 import subprocess
 import sys
 import time
@@ -38,6 +40,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -53,22 +56,12 @@ LOADED_INDEXES = ("memory_embedding_hnsw", "memory_search_gin")  # built after t
 
 
 def use_bench_database() -> None:
-    """Point both roles at the bench's own database. Call before django.setup(): the settings module is read then."""
-    from config import settings as module
-
-    for alias in ("default", "owner"):
-        module.DATABASES[alias]["NAME"] = DATABASE
-
-
-def _database_urls() -> dict[str, str]:
-    """DATABASE_URL and DATABASE_OWNER_URL of the bench database, for the server and the worker it starts."""
-    from django.conf import settings
-
-    urls = {}
-    for alias, name in (("default", "DATABASE_URL"), ("owner", "DATABASE_OWNER_URL")):
-        db = settings.DATABASES[alias]
-        urls[name] = f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
-    return urls
+    """Point both roles at the bench's own database: DATABASE_URL and DATABASE_OWNER_URL (what config/settings.py
+    reads) as they are, or as the settings default them, with DATABASE for the database. Call before django.setup();
+    the server, the RQ worker and the worker processes that the bench starts inherit them."""
+    current = runpy.run_module("config.settings")  # its URLs, without importing it before Django does
+    for name in ("DATABASE_URL", "DATABASE_OWNER_URL"):
+        os.environ[name] = urlsplit(current[name])._replace(path=f"/{DATABASE}").geturl()
 
 
 def _fresh_database(say: Callable[[str], None]) -> None:
@@ -272,9 +265,9 @@ def measure_remember(tenant: Tenant, rng: random.Random, run: str) -> dict:
 
 
 def _throughput_worker(operation: str, tenants: list[dict], seconds: float, start_at: float, seed: int, queue) -> None:
-    """One worker process: calls the service for `seconds` from `start_at`; puts how many calls it finished."""
+    """One worker process: calls the service for `seconds` from `start_at`; puts how many calls it finished. It uses
+    the bench database: its environment is the bench's (use_bench_database)."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    use_bench_database()
     import django
 
     django.setup()
@@ -420,56 +413,51 @@ def measure_rss(tenant: Tenant, rng: random.Random, say: Callable[[str], None]) 
     """The server of `make run` and an RQ worker on the bench database: RSS after HTTP traffic and review jobs."""
     from django.conf import settings
 
-    from bench.http import _spare_port
     from bench.texts import synthetic_memory
-    from embedded_stack.launcher import MANAGE, reap, server_command, server_env, wait_until_serving, web_workers
+    from embedded_stack.launcher import MANAGE, reap, server_env, web_workers
+    from embedded_stack.serving import server_process, spare_port
 
     workers = web_workers()
-    env = {**server_env(workers), **_database_urls(), "RATE_LIMIT_PER_MINUTE": "0"}
-    port = _spare_port()
-    log = open(settings.DATA_DIR / "bench-load-server.log", "w")
-    server = subprocess.Popen(server_command("127.0.0.1", port, workers), env=env, cwd=settings.BASE_DIR,
-                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    env = {**server_env(workers), "RATE_LIMIT_PER_MINUTE": "0"}  # with the bench's DATABASE_URL (use_bench_database)
+    port = spare_port()
     worker = None
-    try:
-        wait_until_serving(f"http://127.0.0.1:{port}/healthz", server)
-        url = f"http://127.0.0.1:{port}/api/v1"
-        headers = {"Authorization": f"Bearer {tenant.token_secret}", "Content-Type": "application/json"}
+    with server_process(env, port, workers, settings.DATA_DIR / "bench-load-server.log") as server:
+        try:
+            url = f"http://127.0.0.1:{port}/api/v1"
+            headers = {"Authorization": f"Bearer {tenant.token_secret}", "Content-Type": "application/json"}
 
-        def post(path: str, body: dict) -> None:
-            request = urllib.request.Request(url + path, json.dumps(body).encode(), headers, method="POST")
-            with urllib.request.urlopen(request, timeout=30) as response:
-                response.read()
+            def post(path: str, body: dict) -> None:
+                request = urllib.request.Request(url + path, json.dumps(body).encode(), headers, method="POST")
+                with urllib.request.urlopen(request, timeout=30) as response:
+                    response.read()
 
-        questions = _questions(rng, 200)
-        for i in range(200):
-            post("/recall", {"query": questions[i], "k": 10})
-            if i % 4 == 0:
-                _, kind, content = synthetic_memory(rng)
-                post("/memories", {"content": f"{content} (rss {i})", "kind": kind, "project": "p1"})
-        web = {"master": _rss_kb(server.pid), "workers": [_rss_kb(p) for p in _children(server.pid)]}
-        worker = subprocess.Popen([*MANAGE, "rqworker", "default", "--worker-class", "rq.SimpleWorker", "--burst"],
-                                  env=env, cwd=settings.BASE_DIR, stdout=log, stderr=subprocess.STDOUT,
-                                  start_new_session=True)
-        peak: dict[str, int] = {}
-        deadline = time.monotonic() + 120
-        while worker.poll() is None and time.monotonic() < deadline:  # burst: it drains the 50 reviews, then exits
-            try:
-                peak = _rss_kb(worker.pid)
-            except OSError:
-                break
-            time.sleep(0.2)
-        say(f"  RSS: web master {web['master']['VmRSS'] // 1024} MB, workers "
-            f"{[w['VmRSS'] // 1024 for w in web['workers']]} MB; RQ worker peak {peak.get('VmHWM', 0) // 1024} MB")
-        return {"web": web, "rq_worker_last_seen": peak, "web_workers": workers, "http_recalls": 200,
-                "http_remembers": 50}
-    finally:
-        server.terminate()
-        reap(server)
-        if worker is not None and worker.poll() is None:
-            worker.terminate()
-            reap(worker)
-        log.close()
+            questions = _questions(rng, 200)
+            for i in range(200):
+                post("/recall", {"query": questions[i], "k": 10})
+                if i % 4 == 0:
+                    _, kind, content = synthetic_memory(rng)
+                    post("/memories", {"content": f"{content} (rss {i})", "kind": kind, "project": "p1"})
+            web = {"master": _rss_kb(server.pid), "workers": [_rss_kb(p) for p in _children(server.pid)]}
+            with open(settings.DATA_DIR / "bench-load-worker.log", "w") as log:
+                worker = subprocess.Popen(
+                    [*MANAGE, "rqworker", "default", "--worker-class", "rq.SimpleWorker", "--burst"], env=env,
+                    cwd=settings.BASE_DIR, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            peak: dict[str, int] = {}
+            deadline = time.monotonic() + 120
+            while worker.poll() is None and time.monotonic() < deadline:  # burst: it drains the 50 reviews, then exits
+                try:
+                    peak = _rss_kb(worker.pid)
+                except OSError:
+                    break
+                time.sleep(0.2)
+            say(f"  RSS: web master {web['master']['VmRSS'] // 1024} MB, workers "
+                f"{[w['VmRSS'] // 1024 for w in web['workers']]} MB; RQ worker peak {peak.get('VmHWM', 0) // 1024} MB")
+            return {"web": web, "rq_worker_last_seen": peak, "web_workers": workers, "http_recalls": 200,
+                    "http_remembers": 50}
+        finally:
+            if worker is not None and worker.poll() is None:
+                worker.terminate()
+                reap(worker)
 
 
 def bench_load(*, memories: int, tenants: int, queries: int, seed: int, say: Callable[[str], None]) -> dict:
@@ -485,7 +473,8 @@ def bench_load(*, memories: int, tenants: int, queries: int, seed: int, say: Cal
     for tenant in named:
         report["recall"][tenant.slug] = measure_recall(tenant, queries, rng)
         for name, r in report["recall"][tenant.slug].items():
-            say(f"  recall {tenant.slug:<5} {name:<15} p50 {r['p50']:>6} ms  p95 {r['p95']:>6} ms  p99 {r['p99']:>6} ms")
+            say(f"  recall {tenant.slug:<5} {name:<15} p50 {r['p50']:>6} ms  p95 {r['p95']:>6} ms  "
+                f"p99 {r['p99']:>6} ms")
         report["remember"][tenant.slug] = r = measure_remember(tenant, rng, f"{seed}")
         say(f"  remember {tenant.slug:<5} p50 {r['p50']:>6} ms  p95 {r['p95']:>6} ms  p99 {r['p99']:>6} ms")
         report["plans"][tenant.slug] = measure_plans(tenant)
@@ -537,10 +526,13 @@ def plot(results_dir: Path, say: Callable[[str], None]) -> Path:
     return out
 
 
-def main_plot(say: Callable[[str], None]) -> None:
-    from bench.__main__ import RESULTS_DIR
+def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict:
+    say(f"bench load: {args.memories} memories in {args.tenants} organizations, {args.queries} queries per filter")
+    return bench_load(memories=args.memories, tenants=args.tenants, queries=args.queries, seed=args.seed, say=say)
 
-    plot(RESULTS_DIR, say)
+
+def report(result: dict, say: Callable[[str], None]) -> None:
+    """Nothing more to print: the load bench prints its numbers as it measures them (the plot follows the save)."""
 
 
 if __name__ == "__main__":

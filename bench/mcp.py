@@ -1,10 +1,10 @@
 """`make bench ARGS=mcp`: remember and recall as MCP tool calls (mcp_server/) beside the same calls over REST, against
 the served stack, in one run, on one tenant (issue 14: a tool call within 5 ms of REST).
 
-The server is the very command of `make run` (embedded_stack.launcher.server_command), started on a spare port for the run;
-the tenant is the http bench's (bench/http.py, about 20k memories; --memories), loaded once and reused. One client,
-one call at a time, each way in turn on the same kind of request, so that a change in the machine's load falls on
-all of them alike:
+The server is the very command of `make run` (embedded_stack.launcher.server_command), started on a spare port for the
+run (embedded_stack.serving); the tenant is the http bench's (bench/http.py, about 20k memories; --memories), loaded
+once and reused. One client, one call at a time, each way in turn on the same kind of request, so that a change in the
+machine's load falls on all of them alike:
 
 - REST: POST /api/v1/memories or /api/v1/recall on a keep-alive connection (http.client);
 - MCP, JSON-RPC: the same call as an MCP ``tools/call`` POST to /mcp on a keep-alive connection (http.client), the
@@ -12,13 +12,12 @@ all of them alike:
 - MCP, official client: ``ClientSession.call_tool`` of the Python SDK over its streamable HTTP transport (httpx2), as
   an agent built on it sees a call, including what that client adds (JSON-RPC, pydantic, output-schema checks).
 """
+import argparse
 import http.client
 import json
 import logging
 import os
 import random
-import socket
-import subprocess
 import time
 from collections.abc import Callable
 
@@ -32,7 +31,8 @@ from mcp.client.streamable_http import streamable_http_client
 from bench.http import _request
 from bench.recall import bench_tenant
 from bench.remember import drop_reviews, latency_percentiles
-from embedded_stack.launcher import reap, server_command, server_env, wait_until_serving, web_workers
+from embedded_stack.launcher import server_env, web_workers
+from embedded_stack.serving import served, spare_port
 from tenants import rls
 from tenants.auth import load_principal
 from tenants.ids import ulid
@@ -120,12 +120,6 @@ def _protocol_version(port: int, secret: str) -> str:
     return anyio.run(main)
 
 
-def _spare_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def bench_mcp(*, memories: int, requests: int, seed: int, say: Callable[[str], None]) -> dict:
     rng = random.Random(seed)
     org, owners = bench_tenant(f"bench-http-{memories}", memories, rng, say)
@@ -137,7 +131,7 @@ def bench_mcp(*, memories: int, requests: int, seed: int, say: Callable[[str], N
     workers = web_workers()
     env = server_env(workers)
     env["RATE_LIMIT_PER_MINUTE"] = "0"  # thousands of calls a minute with one token: measure the server, not its limit
-    port = _spare_port()
+    port = spare_port()
     log_path = settings.DATA_DIR / "bench-mcp-server.log"
     say(f"  starting the server of `make run` on 127.0.0.1:{port}: {workers} workers (log: {log_path})")
     run_id = ulid()
@@ -148,17 +142,12 @@ def bench_mcp(*, memories: int, requests: int, seed: int, say: Callable[[str], N
         "tenant": org.slug, "memories": memories, "workers": workers, "calls_per_way": requests,
         "load_average_before": [round(x, 2) for x in os.getloadavg()],
     }
-    with open(log_path, "w") as log:
-        server = subprocess.Popen(server_command("127.0.0.1", port, workers), env=env, cwd=settings.BASE_DIR,
-                                  stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            wait_until_serving(f"http://127.0.0.1:{port}/healthz", server)
+    try:
+        with served(env, workers, log_path, port):
             report["protocol_version"] = _protocol_version(port, secret)
             latencies = _measure(port, secret, plan, report["protocol_version"])
-        finally:
-            server.terminate()
-            reap(server)
-            drop_reviews(scope)
+    finally:
+        drop_reviews(scope)
     report["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     report["results"] = {op: {way: _summary(latencies[op][way]) for way in WAYS} for op in OPERATIONS}
     report["targets"] = _targets(report["results"])
@@ -190,3 +179,14 @@ def format_table(report: dict) -> list[str]:
         numbers = ", ".join(f"{k} {v}" for k, v in outcome.items() if k != "met")
         lines.append(f"  {'met   ' if outcome['met'] else 'MISSED'} {target} ({numbers})")
     return lines
+
+
+def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict:
+    say(f"bench mcp: remember and recall as MCP tool calls and over REST, a tenant of {args.memories} memories, "
+        f"{args.requests} calls per way and operation")
+    return bench_mcp(memories=args.memories, requests=args.requests, seed=args.seed, say=say)
+
+
+def report(result: dict, say: Callable[[str], None]) -> None:
+    for line in format_table(result):
+        say(line)

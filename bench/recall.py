@@ -5,6 +5,7 @@ inserted in bulk under each tenant's identity (going through remember for 100k r
 measure nothing more about recall). One in five is a superseded older version, so history is in the store too.
 Every query goes through the real recall selector, under RLS, embedding included.
 """
+import argparse
 import math
 import random
 import re
@@ -71,7 +72,8 @@ def bench_tenant(slug: str, size: int, rng: random.Random, say: Callable[[str], 
         count = min(BATCH, size - present)
         drafts = [synthetic_memory(rng) for _ in range(count)]
         # Unique details keep the texts distinct, like a real store (ticket numbers, dates).
-        texts = [f"{content} (ref {slug}-{present + i}, {rng.choice(PEOPLE)})" for i, (_, _, content) in enumerate(drafts)]
+        texts = [f"{content} (ref {slug}-{present + i}, {rng.choice(PEOPLE)})"
+                 for i, (_, _, content) in enumerate(drafts)]
         vectors = embed(texts)
         rows = []
         for (_, kind, _), text, vector in zip(drafts, texts, vectors):
@@ -177,16 +179,15 @@ def bench_recall(*, memories: int, queries: int, seed: int, store: int, say: Cal
         scope = rls.Scope(org_id=org.id, user_id=owners[0])
         with rls.tenant_scope(scope):
             principal = load_principal(scope, token_id=None)
-        questions = [
-            rng.choice(QUESTIONS).format(service=rng.choice(SERVICES), tool=rng.choice(TOOLS), person=rng.choice(PEOPLE))
-            for _ in range(queries)
-        ]
+        questions = [rng.choice(QUESTIONS).format(service=rng.choice(SERVICES), tool=rng.choice(TOOLS),
+                                                  person=rng.choice(PEOPLE)) for _ in range(queries)]
         calls.recall_as(principal, recall.RecallQuery(query="warm up"))
         results = time_recall_filters(principal, questions)
         for name in FILTERS:
             say(f"  {size:>7} memories/tenant  {name:<15} p50 {results[name]['p50']:>6} ms  "
                 f"p95 {results[name]['p95']:>6} ms  p99 {results[name]['p99']:>6} ms")
-            say("      p50 per step (ms): " + ", ".join(f"{k} {v}" for k, v in results[name]["p50_ms_per_step"].items()))
+            say("      p50 per step (ms): "
+                + ", ".join(f"{k} {v}" for k, v in results[name]["p50_ms_per_step"].items()))
         report["tenants"][str(size)] = results
         report.setdefault("explain", {})[str(size)] = _explain(
             principal, recall.RecallQuery(query=questions[0], kinds=["fact"], project="p1")
@@ -195,3 +196,18 @@ def bench_recall(*, memories: int, queries: int, seed: int, store: int, say: Cal
         cursor.execute("SELECT reltuples::bigint FROM pg_class WHERE relname = 'memory_memory'")
         report["store_rows"] = cursor.fetchone()[0]
     return report
+
+
+def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict:
+    say(f"bench recall: 10k and {args.memories} memories per tenant, {args.queries} queries per filter")
+    return bench_recall(memories=args.memories, queries=args.queries, seed=args.seed, store=args.store, say=say)
+
+
+def report(result: dict, say: Callable[[str], None]) -> None:
+    """The store's size and the plan of a filtered vector search in the biggest tenant (the timings print as they
+    are measured)."""
+    biggest = max(result["explain"], key=int)
+    say(f"  store: about {result['store_rows']} memories in all; EXPLAIN of a filtered vector search at "
+        f"{biggest} memories:")
+    for line in result["explain"][biggest].splitlines():
+        say(f"    {line}")

@@ -1,4 +1,5 @@
 """`make bench ARGS=remember`: remember latency through the real service, with and without a declared supersede."""
+import argparse
 import random
 import time
 from collections.abc import Callable
@@ -89,3 +90,16 @@ def bench_remember(*, n: int, seed: int, say: Callable[[str], None]) -> dict:
             "p50_ms_per_step": step_percentiles(steps[series]),
         }
     return report
+
+
+def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict:
+    say(f"bench remember: {args.n} writes through memory_remember into a fresh organization")
+    return bench_remember(n=args.n, seed=args.seed, say=say)
+
+
+def report(result: dict, say: Callable[[str], None]) -> None:
+    for series in ("undeclared", "declared"):
+        if series in result:
+            r = result[series]
+            say(f"  {series:<10} n={r['count']:<6} p50={r['p50_ms']:.1f} ms  p95={r['p95_ms']:.1f} ms")
+            say("    p50 per step (ms): " + ", ".join(f"{k} {v}" for k, v in r["p50_ms_per_step"].items()))

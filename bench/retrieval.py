@@ -16,6 +16,7 @@ previous_value queries ask what a fact was before: they run with include_history
 always below their current version by API.md's rule), and are scored after removing their `current` memories from
 the ranking, so the earlier version asked for must be the first thing after the current one.
 """
+import argparse
 import json
 import math
 import re
@@ -434,7 +435,24 @@ def format_table(report: dict) -> list[str]:
                      f" every retirement by its labels: {dict(sorted(o['retirements'].items()))}; wrong retirements"
                      f" (no label calls them replaced): {o['wrong_retirements']}")
         for pair in o["wrong_retirement_pairs"]:
-            lines.append(f"    {pair['older_kind']} {pair['older'][:60]!r} -> {pair['newer_kind']} {pair['newer'][:60]!r}")
+            lines.append(f"    {pair['older_kind']} {pair['older'][:60]!r} -> "
+                         f"{pair['newer_kind']} {pair['newer'][:60]!r}")
     latency = report["latency_ms"]
     lines.append(f"  recall latency p50 {latency['p50']} ms, p95 {latency['p95']} ms")
     return lines
+
+
+def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict:
+    """The set named by --dataset, with the floors it falls below (floor_violations; --check exits 1 on them)."""
+    path = DATASETS[args.dataset]
+    say(f"bench retrieval: the evaluation set (tests/eval/{path.name}) through remember and recall")
+    result = evaluate(say=say, dataset_path=path)
+    result["floor_violations"] = floor_violations(result, args.dataset)
+    return result
+
+
+def report(result: dict, say: Callable[[str], None]) -> None:
+    for line in format_table(result):
+        say(line)
+    for violation in result["floor_violations"]:
+        say(f"  BELOW FLOOR: {violation}")

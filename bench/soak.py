@@ -7,6 +7,7 @@ Clients (bench/soak_client.py) remember with and without supersedes, recall, for
 the judge of the worker may retire memories under them at the same time, so a forget or restore that arrives late
 is refused (409): those are counted, not failures. A failure is a 5xx or a request without an answer.
 """
+import argparse
 import multiprocessing
 import subprocess
 import time
@@ -18,7 +19,8 @@ from django.conf import settings
 from django.db import connections
 
 from bench.soak_client import run_client
-from embedded_stack.launcher import MANAGE, WORKER_ARGS, reap, server_command, server_env, wait_until_serving, web_workers
+from embedded_stack.launcher import MANAGE, WORKER_ARGS, reap, server_env, web_workers
+from embedded_stack.serving import served, spare_port
 from tenants import rls
 from tenants.auth import load_principal
 from tenants.ids import ulid
@@ -141,35 +143,21 @@ def format_report(report: dict) -> list[str]:
 def _stack(say: Callable[[str], None]):
     """The web server of `make run` on a spare port and an RQ worker (both as `make run` starts them)."""
     workers = web_workers()
-    port = _spare_port()
+    port = spare_port()
     say(f"  starting the server of `make run` on 127.0.0.1:{port} ({workers} workers) and an RQ worker "
         f"(logs: {settings.DATA_DIR}/soak-*.log)")
-    with open(settings.DATA_DIR / "soak-server.log", "w") as server_log, \
-            open(settings.DATA_DIR / "soak-worker.log", "w") as worker_log:
-        # Load, not the rate limit: each client sends more than the default limit allows a token.
-        env = {**server_env(workers), "RATE_LIMIT_PER_MINUTE": "0"}
-        server = subprocess.Popen(server_command("127.0.0.1", port, workers), env=env,
-                                  cwd=settings.BASE_DIR, stdout=server_log, stderr=subprocess.STDOUT,
-                                  start_new_session=True)
+    # Load, not the rate limit: each client sends more than the default limit allows a token.
+    env = {**server_env(workers), "RATE_LIMIT_PER_MINUTE": "0"}
+    with open(settings.DATA_DIR / "soak-worker.log", "w") as worker_log:
         worker = subprocess.Popen(
             [*MANAGE, *WORKER_ARGS], cwd=settings.BASE_DIR, stdout=worker_log, stderr=subprocess.STDOUT,
             start_new_session=True)
-        try:
-            wait_until_serving(f"http://127.0.0.1:{port}/healthz", server)
+    try:
+        with served(env, workers, settings.DATA_DIR / "soak-server.log", port):
             yield port
-        finally:
-            for child in (server, worker):
-                child.terminate()
-            for child in (server, worker):
-                reap(child)
-
-
-def _spare_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    finally:
+        worker.terminate()
+        reap(worker)
 
 
 def bench_soak(*, seconds: float, clients: int, seed: int, say: Callable[[str], None]) -> dict:
@@ -179,3 +167,13 @@ def bench_soak(*, seconds: float, clients: int, seed: int, say: Callable[[str], 
         report = run_soak(port=port, tokens=tokens, seconds=seconds, seed=seed)
     report["invariants"] = check_invariants()
     return report
+
+
+def run(args: argparse.Namespace, say: Callable[[str], None]) -> dict:
+    say(f"bench soak: {args.soak_clients} client processes for {args.seconds:.0f} s against the served stack")
+    return bench_soak(seconds=args.seconds, clients=args.soak_clients, seed=args.seed, say=say)
+
+
+def report(result: dict, say: Callable[[str], None]) -> None:
+    for line in format_report(result):
+        say(line)

@@ -2,17 +2,16 @@
 database and Redis, as subprocesses."""
 import http.client
 import json
-import socket
-import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from django.conf import settings
 from django.db import connections
 
-from embedded_stack.launcher import reap, server_command, server_env, wait_until_serving
+from embedded_stack import serving
+from embedded_stack.launcher import server_env
+from embedded_stack.serving import spare_port  # noqa: F401 - the tests that need a free port import it from here
 
 MANAGE = [sys.executable, str(settings.BASE_DIR / "manage.py")]
 
@@ -20,12 +19,6 @@ MANAGE = [sys.executable, str(settings.BASE_DIR / "manage.py")]
 def database_url(alias: str) -> str:
     db = connections[alias].settings_dict
     return f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
-
-
-def spare_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def stack_env(**extra: str) -> dict[str, str]:
@@ -48,16 +41,6 @@ def call(port: int, token: str, method: str, path: str, body: dict | None = None
         connection.close()
 
 
-@contextmanager
-def served(env: dict[str, str], log: Path, workers: int = 1) -> Iterator[int]:
-    """`make run`'s web server (embedded_stack.launcher.server_command) on a spare port; yields the port, stops it after."""
-    port = spare_port()
-    with open(log, "w") as out:
-        server = subprocess.Popen(server_command("127.0.0.1", port, workers), env=env, cwd=settings.BASE_DIR,
-                                  stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        wait_until_serving(f"http://127.0.0.1:{port}/healthz", server)
-        yield port
-    finally:
-        server.terminate()
-        reap(server)
+def served(env: dict[str, str], log: Path, workers: int = 1) -> AbstractContextManager[int]:
+    """`make run`'s web server on a spare port (embedded_stack.serving.served); yields the port, stops it after."""
+    return serving.served(env, workers=workers, log_path=log)
