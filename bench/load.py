@@ -365,26 +365,25 @@ def measure_sizes(tenants: list[Tenant]) -> dict:
 def measure_plans(tenant: Tenant) -> dict:
     """EXPLAIN ANALYZE of recall's vector query (kinds=[fact], project p1) and similar_existing's, as the app role."""
     from django.db import connection
-    from pgvector.django import CosineDistance, VectorField
+    from pgvector.django import CosineDistance
 
-    from memory import recall, selectors
+    from memory import passages, recall, selectors
     from memory.embeddings import embed_one
+    from memory.recall import channels
     from tenants import rls
 
     principal = _principal(tenant)
     vector = embed_one("When does checkout get deployed?")
-    literal = VectorField().get_prep_value(vector)
+    literal = passages.vector_literal(vector)
     plans = {}
     with rls.tenant_scope(principal.scope):
         q = recall.RecallQuery(query="When does checkout get deployed?", kinds=["fact"], project="p1")
-        where, params = recall.channels.filters(q, recall.search._project(principal, q.project))
+        where, params = channels.filters(q, channels.project_of(principal, q.project))
         with connection.cursor() as cursor:
-            cursor.execute(
-                f"EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT id, embedding <=> %s::vector AS distance"
-                f" FROM memory_memory WHERE {where} ORDER BY embedding <=> %s::vector LIMIT {recall.channels.CHANNEL_DEPTH}",
-                [literal, *params, literal])
+            cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) {channels.nearest_sql(where)}",
+                           [literal, *params, literal])
             plans["recall_vector"] = "\n".join(row[0] for row in cursor.fetchall())
-        project = recall.search._project(principal, "p1")
+        project = channels.project_of(principal, "p1")
         candidates = selectors.similar_candidates(owner=principal.user, project=project, exclude_id="mem_none")
         query = candidates.annotate(distance=CosineDistance("embedding", vector)).order_by("distance")
         plans["similar_existing"] = query[:selectors.SIMILAR_LIMIT].explain(analyze=True, buffers=True, costs=False)

@@ -18,11 +18,12 @@ from django.db import connection, connections
 from bench import calls
 from bench.remember import latency_percentiles, step_percentiles
 from bench.texts import PEOPLE, SERVICES, TOOLS, synthetic_memory
-from plumbing.timing import StepTimer
-from memory import recall
+from memory import passages, recall
 from memory.embeddings import embed
 from memory.models import Memory
 from memory.normalize import content_hash
+from memory.recall import channels
+from plumbing.timing import StepTimer
 from tenants import rls
 from tenants.auth import load_principal
 from tenants.models import Membership
@@ -101,17 +102,10 @@ def _explain(principal, q: recall.RecallQuery) -> str:
     """EXPLAIN of the vector channel as recall runs it, to show the HNSW index is used under filters and RLS."""
     vector = embed([q.query])[0]
     with rls.tenant_scope(principal.scope):
-        project = recall.search._project(principal, q.project)
-        where, params = recall.channels.filters(q, project)
-        from pgvector.django import VectorField
-
-        literal = VectorField().get_prep_value(vector)
+        where, params = channels.filters(q, channels.project_of(principal, q.project))
+        literal = passages.vector_literal(vector)
         with connection.cursor() as cursor:
-            cursor.execute(
-                f"EXPLAIN (ANALYZE, COSTS OFF) SELECT id FROM memory_memory WHERE {where}"
-                f" ORDER BY embedding <=> %s::vector LIMIT {recall.channels.CHANNEL_DEPTH}",
-                [*params, literal],
-            )
+            cursor.execute(f"EXPLAIN (ANALYZE, COSTS OFF) {channels.nearest_sql(where)}", [literal, *params, literal])
             plan = "\n".join(row[0] for row in cursor.fetchall())
     return re.sub(r"'\[[^']*\]'::vector", "'[query vector]'::vector", plan)
 

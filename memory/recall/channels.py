@@ -3,9 +3,10 @@ version to its current one, and reciprocal rank fusion. Plain SQL under row-leve
 import numpy as np
 from django.db import connection
 
-from memory import passages
+from memory import passages, selectors
 from memory.recall.query import RecallQuery
 from tenants import rls
+from tenants.auth import Principal
 from tenants.models import Project
 
 CHANNEL_DEPTH = 50  # candidates taken from each channel before fusion
@@ -53,6 +54,18 @@ def filters(q: RecallQuery, project: Project | None, *, statuses: list[str] | No
     return " AND ".join(where), params
 
 
+def project_of(principal: Principal, slug: str | None) -> Project | None:
+    """The project a recall names, if the caller is a member of it (else 404)."""
+    return selectors.project_for_member(user=principal.user, slug=slug) if slug else None
+
+
+def nearest_sql(where: str) -> str:
+    """The vector channel's query over the HNSW index, as recall runs it (and the benches explain it). Parameters:
+    the query vector, the filters' parameters, the query vector again."""
+    return (f"SELECT id, embedding <=> %s::vector AS distance FROM memory_memory WHERE {where}"
+            f" ORDER BY embedding <=> %s::vector LIMIT {CHANNEL_DEPTH}")
+
+
 def vector_channel(vector: np.ndarray, where: str, params: list) -> tuple[list[tuple[str, float]], int]:
     """The memories nearest in meaning, by their whole text and by their statements (memory/passages.py), nearest
     first; and how many of them only a statement found."""
@@ -60,7 +73,7 @@ def vector_channel(vector: np.ndarray, where: str, params: list) -> tuple[list[t
     select = f"SELECT id, embedding <=> %s::vector AS distance FROM memory_memory WHERE {where}"
     with connection.cursor() as cursor:
         # Iterative scans (settings.VECTOR_SEARCH_OPTIONS): filters and RLS do not shorten the list.
-        cursor.execute(f"{select} ORDER BY embedding <=> %s::vector LIMIT {CHANNEL_DEPTH}", [literal, *params, literal])
+        cursor.execute(nearest_sql(where), [literal, *params, literal])
         rows = cursor.fetchall()
         if len(rows) < CHANNEL_DEPTH:
             # Short: either few rows pass the filters, or the iterative scan gave up (hnsw.max_scan_tuples) before

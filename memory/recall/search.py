@@ -13,7 +13,7 @@ one that says in words it is an update comes before what it updates.
 """
 import numpy as np
 
-from memory import disagreement, passages, selectors
+from memory import disagreement, passages
 from memory.models import Memory
 from memory.recall import channels, ordering
 from memory.recall.channels import RRF_K, TEXT_WEIGHT, VECTOR_WEIGHT
@@ -22,11 +22,6 @@ from memory.recall.query import Hit, RecallQuery, RecallResult
 from plumbing.timing import StepTimer
 from tenants import rls
 from tenants.auth import Principal
-from tenants.models import Project
-
-
-def _project(principal: Principal, slug: str | None) -> Project | None:
-    return selectors.project_for_member(user=principal.user, slug=slug) if slug else None
 
 
 def memory_recall(
@@ -36,7 +31,7 @@ def memory_recall(
     the entry point's own laps (embedding, identity) into the trace."""
     rls.require_scope()  # raw SQL below passes no tenant manager: fail closed here
     steps = steps or StepTimer()
-    project = _project(principal, q.project)
+    project = channels.project_of(principal, q.project)
     searched = None if channels.searches_history(q) or q.include_history else ["live"]
     where, params = channels.filters(q, project, statuses=searched)
     vector_rows, by_passage = channels.vector_channel(vector, where, params)
