@@ -227,7 +227,7 @@ def bench_http(*, memories: int, requests: int, clients: list[int], seed: int, s
 
 
 def _targets(report: dict) -> dict:
-    """Issue 10's targets, each with the numbers it was judged on."""
+    """The HTTP targets, each with the numbers it was judged on."""
     targets = {}
     one = report["http"].get("1")
     if one:

@@ -1,5 +1,5 @@
 """`make bench ARGS="load --memories N --tenants T"`: a store of N memories in T organizations, loaded fast, then
-remember and recall latency per tenant, throughput, sizes, RSS and query plans (issue 15).
+remember and recall latency per tenant, throughput, sizes, RSS and query plans.
 
 The store lives in its own database (``zero_memory_load``, made afresh each run, migrated as the owner), so that a run
 at one size never mixes with another or with `make run`'s data.

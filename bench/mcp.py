@@ -1,5 +1,5 @@
 """`make bench ARGS=mcp`: remember and recall as MCP tool calls (mcp_server/) beside the same calls over REST, against
-the served stack, in one run, on one tenant (issue 14: a tool call within 5 ms of REST).
+the served stack, in one run, on one tenant (the target: a tool call within 5 ms of REST).
 
 The server is the very command of `make run` (embedded_stack.launcher.server_command), started on a spare port for the
 run (embedded_stack.serving); the tenant is the http bench's (bench/http.py, about 20k memories; --memories), loaded
