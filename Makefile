@@ -42,7 +42,7 @@ restore: $(STAMP)
 	@$(VENV)/bin/python -m embedded_stack.launcher restore $(FILE) $(if $(DB),--database $(DB))
 
 # The soak: client processes against the served stack for SECONDS, then the lifecycle invariants in SQL
-# (tests/test_soak.py runs it for 60 s on every `make test`), e.g. make soak SECONDS=600 CLIENTS=4
+# (tests/bench/test_soak.py runs it for 60 s on every `make test`), e.g. make soak SECONDS=600 CLIENTS=4
 SECONDS ?= 600
 CLIENTS ?= 4
 soak: $(STAMP)

@@ -4,7 +4,7 @@ import urllib.parse
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import PHONE, WIDE, Stack, shoot, sign_in
+from tests.support.browser import PHONE, WIDE, Stack, shoot, sign_in
 
 LONG_WORD = "https://example.test/" + "a-very-long-path-segment-without-spaces/" * 12  # nothing to break it at
 

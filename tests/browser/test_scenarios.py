@@ -4,7 +4,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import Stack, shoot
+from tests.support.browser import Stack, shoot
 
 
 def test_search_shows_recall_with_flags_and_trace_and_opens_a_result(admin_page: Page, stack: Stack):

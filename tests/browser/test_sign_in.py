@@ -2,7 +2,7 @@
 works on the sign-in form, and signing out ends the session."""
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import PASSWORD, Stack, shoot
+from tests.support.browser import PASSWORD, Stack, shoot
 
 
 def test_a_one_time_link_sets_a_password_and_signs_in(page: Page, stack: Stack):

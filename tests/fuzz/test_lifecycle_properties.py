@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from memory.models import Link
 from tenants import rls
-from tests.conftest import build_tenant
+from tests.support.tenants import build_tenant
 
 EXAMPLES = int(os.environ.get("ZM_PROPERTY_EXAMPLES", "30"))
 STEPS: Counter = Counter()  # "action status" -> times run, and "sequences"; reported by tests/fuzz/conftest.py

@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 
 from hygiene.models import Conflict
 from tenants import rls
-from tests.pages import signed_in
+from tests.support.pages import signed_in
 
 
 

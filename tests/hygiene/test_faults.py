@@ -14,8 +14,8 @@ from embedded_stack.processes import EmbeddedRedis
 from hygiene.models import Review, Verdict
 from memory.models import Link, Memory
 from tenants import rls
-from tests.conftest import build_tenant
-from tests.stack import MANAGE, spare_port, stack_env
+from tests.support.tenants import build_tenant
+from tests.support.stack import MANAGE, spare_port, stack_env
 
 WORKER = [*MANAGE, *WORKER_ARGS]  # as `make run` starts it
 

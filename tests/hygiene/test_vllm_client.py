@@ -7,7 +7,7 @@ import pytest
 from hygiene.judge import RELATIONS, JudgeUnavailable, Pair
 from hygiene.judge.local import LocalJudge
 from hygiene.judge.vllm import BreakerState, VllmJudge
-from tests.hygiene.fake_vllm import FakeVllm
+from tests.support.fake_vllm import FakeVllm
 
 
 @pytest.fixture

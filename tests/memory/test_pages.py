@@ -10,7 +10,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from tenants import rls
-from tests.pages import signed_in
+from tests.support.pages import signed_in
 
 
 
@@ -475,7 +475,7 @@ def test_sources_list_and_a_sources_versions(acme, api, remember, admin_page, me
 
 
 def _globex_admin(acme):
-    from tests.conftest import build_tenant
+    from tests.support.tenants import build_tenant
 
     globex = build_tenant("globex")
     return globex, globex.admin

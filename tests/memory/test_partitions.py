@@ -12,7 +12,7 @@ from django.db import IntegrityError, ProgrammingError, connection, connections,
 from memory.models import Memory
 from memory.normalize import content_hash
 from tenants import rls
-from tests.conftest import build_tenant
+from tests.support.tenants import build_tenant
 
 ZERO = "[" + ",".join(["0.1"] * 384) + "]"
 

@@ -7,7 +7,7 @@ from django.utils import timezone
 from hygiene.models import Conflict
 from memory.models import Check, Memory
 from tenants import rls
-from tests.memory.test_remember import supersedes
+from tests.support.memories import supersedes
 
 
 def ids(body: dict) -> list[str]:

@@ -14,7 +14,7 @@ from memory import selectors
 from memory.models import Link, Memory
 from tenants import rls
 from tenants.auth import load_principal
-from tests.memory.test_remember import supersedes
+from tests.support.memories import supersedes
 
 
 def post(api, token, path, body=None):

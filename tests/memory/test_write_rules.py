@@ -2,7 +2,7 @@
 tasks, a strict recall query, the cap on links, and reviews left running by a crashed worker."""
 import pytest
 
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 
 def test_a_member_removed_from_the_default_project_of_their_token_gets_404_on_writes(api, acme: Tenant):

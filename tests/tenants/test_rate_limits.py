@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from tests.test_openapi import _concrete, documented, operations
+from tests.support.openapi import concrete, documented, operations
 
 
 @pytest.fixture
@@ -64,7 +64,7 @@ def test_every_operation_answers_429_over_the_limit(api, acme, limit, api_calls)
     admin = api(acme.admin_token)
     assert admin.get("/api/v1/me").status_code == 200
     for method, path, _ in operations():
-        response = getattr(admin, method.lower())(_concrete(path), {}, format="json")
+        response = getattr(admin, method.lower())(concrete(path), {}, format="json")
         assert response.status_code == 429, (method, path, response.content)
     assert {operation_id for operation_id, status in documented(range(429, 430))} == {
         operation["operationId"] for _, _, operation in operations()

@@ -7,22 +7,13 @@ from django.apps import apps
 from django.db import connection, transaction
 
 from tenants import rls
-from tests.conftest import build_tenant
+from tests.support.tenants import build_tenant, tenant_tables
 
 
 def _rows(sql: str, params=None) -> list[tuple]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params or [])
         return cursor.fetchall()
-
-
-def tenant_tables() -> list[str]:
-    """Every table of our apps: each one is tenant data (users included: visible only to fellow members)."""
-    return sorted(
-        model._meta.db_table
-        for app in ("tenants", "memory", "hygiene")
-        for model in apps.get_app_config(app).get_models()
-    )
 
 
 def test_tests_run_as_an_unprivileged_app_role_that_owns_nothing(db):

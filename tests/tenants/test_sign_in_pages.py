@@ -13,7 +13,7 @@ from django.test import Client
 from tenants import rls
 from tenants.auth import SESSION_ORG_KEY
 from tenants.sign_in import sign_in_link
-from tests.pages import signed_in
+from tests.support.pages import signed_in
 
 GOOD_PASSWORD = "correct horse battery staple"
 

@@ -15,7 +15,7 @@ from django.conf import settings
 
 from embedded_stack.launcher import server_env
 from embedded_stack.processes import EmbeddedPostgres
-from tests.stack import MANAGE, call, served, spare_port
+from tests.support.stack import MANAGE, call, served, spare_port
 
 CLIENTS = 4
 POOL_TIMEOUT = 2.0  # DB_POOL_TIMEOUT of the server: how long a request may wait for Postgres before its 503

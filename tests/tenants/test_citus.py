@@ -9,8 +9,8 @@ from hygiene.models import Conflict, Verdict
 from memory.models import Check, Link, Memory
 from tenants import rls
 from tenants.migrations import _citus
-from tests.conftest import build_tenant
-from tests.tenants.test_row_level_security import tenant_tables
+from tests.support.tenants import build_tenant
+from tests.support.tenants import tenant_tables
 
 # What create_distributed_table and create_reference_table refuse (Citus documentation, "Creating and Modifying
 # Distributed Objects", and policy.c): a unique index without the distribution column, a foreign key to a table

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import connections
 
 from embedded_stack.backup import backup, restore
-from tests.conftest import build_tenant
+from tests.support.tenants import build_tenant
 
 CATALOG = {
     "rls": "SELECT relname, relrowsecurity, relforcerowsecurity FROM pg_class"

@@ -7,7 +7,7 @@ import subprocess
 from bench.soak import check_invariants, format_report, run_soak, soak_tokens
 from embedded_stack.launcher import WORKER_ARGS
 from hygiene.outbox import review_queue
-from tests.stack import MANAGE, served, stack_env
+from tests.support.stack import MANAGE, served, stack_env
 
 SECONDS = float(os.environ.get("SOAK_SECONDS", "60"))
 CLIENTS = 4
@@ -44,7 +44,7 @@ def test_the_invariant_queries_see_what_they_look_for(committed, api, remember):
     """Each query counts a broken row when one is made (as the owner, behind the app's back)."""
     from django.db import connections
 
-    from tests.conftest import build_tenant
+    from tests.support.tenants import build_tenant
 
     acme = build_tenant("acme")
     first = remember(acme.admin_token, "Deploys go out on Monday.", project="web")["memory"]["id"]

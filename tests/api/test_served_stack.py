@@ -5,8 +5,8 @@ import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from tests.conftest import build_tenant
-from tests.stack import call, served, stack_env
+from tests.support.tenants import build_tenant
+from tests.support.stack import call, served, stack_env
 
 BURST = 50
 POOL_SIZE = 3  # far fewer connections than requests in flight: each one is reused by both tenants

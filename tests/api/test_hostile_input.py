@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from tests.conftest import build_tenant
-from tests.stack import served, stack_env
+from tests.support.tenants import build_tenant
+from tests.support.stack import served, stack_env
 
 MEM = "mem_01HZZZZZZZZZZZZZZZZZZZZZZZ"
 CON = "cfl_01HZZZZZZZZZZZZZZZZZZZZZZZ"
