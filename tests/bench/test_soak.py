@@ -4,6 +4,8 @@ then no 5xx, no request without an answer, only the expected refusals, and every
 import os
 import subprocess
 
+import pytest
+
 from bench.soak import check_invariants, format_report, run_soak, soak_tokens
 from embedded_stack.launcher import WORKER_ARGS
 from hygiene.outbox import review_queue
@@ -15,6 +17,7 @@ CLIENTS = 4
 EXPECTED_REFUSALS = {"not_live", "already_live", "successor_not_live"}
 
 
+@pytest.mark.slow
 def test_a_bounded_soak_keeps_every_invariant(committed, tmp_path, settings):
     tokens = soak_tokens(CLIENTS)
     # The soak measures the lifecycle under load, not the rate limit (tests/tenants/test_rate_limits.py does that).

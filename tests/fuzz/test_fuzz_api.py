@@ -42,6 +42,8 @@ from tenants.models import ApiToken
 from tests.support.tenants import build_tenant, issue_token, truncate_all_tables
 from tests.support.openapi import ValidatingClient, check_response
 
+pytestmark = pytest.mark.slow
+
 EXAMPLES = int(os.environ.get("ZM_FUZZ_EXAMPLES", "25"))
 # Reported by tests/fuzz/conftest.py after the run.
 CASES: Counter = Counter()  # (operation label, token kind) -> cases sent

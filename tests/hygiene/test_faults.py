@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import time
+from datetime import timedelta
 
 from django.core.management import call_command
 from django_rq.connection_utils import get_redis_connection
@@ -12,6 +13,7 @@ from rq import Queue, SimpleWorker
 from embedded_stack.launcher import WORKER_ARGS
 from embedded_stack.processes import EmbeddedRedis
 from hygiene.models import Review, Verdict
+from hygiene.outbox import unsafe_pending_reviews
 from memory.models import Link, Memory
 from tenants import rls
 from tests.support.tenants import build_tenant
@@ -93,7 +95,9 @@ def test_a_worker_killed_mid_review_leaves_it_to_the_next_one_and_retires_once(
 
     fake_vllm.delay = 0  # the judge answers the next worker at once
     settings.HYGIENE_STALE_RUN_SECONDS = stale
-    time.sleep(stale * 1.5)
+    deadline = time.monotonic() + 30  # until the killed worker's review is stale: what the flush looks for
+    while not unsafe_pending_reviews(older_than=timedelta(days=1)) and time.monotonic() < deadline:
+        time.sleep(0.05)
     call_command("hygiene_flush")  # re-queues the stale running review
     subprocess.run([*WORKER, "--burst"], env=env, cwd=settings.BASE_DIR, check=True, capture_output=True,
                    timeout=120)

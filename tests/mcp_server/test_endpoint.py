@@ -23,6 +23,8 @@ from tenants.models import ApiToken
 from tests.support.tenants import Tenant, build_tenant, issue_token, truncate_all_tables
 from tests.support.stack import call, served, stack_env
 
+pytestmark = pytest.mark.slow
+
 TOOLS = {"remember", "recall", "forget", "restore_memory", "link", "get_memory", "list_conflicts",
          "resolve_conflict", "list_loops", "add_check"}
 

@@ -1,5 +1,5 @@
-"""Write rules of issue 11 (defects 3 and 7): a token whose default project the user has left, sources that write
-tasks, a strict recall query, the cap on links, and reviews left running by a crashed worker."""
+"""Rules at the edge of a write: a token whose default project the user has left, sources that write tasks, a strict
+recall query and the cap on links (reviews left running by a crashed worker: tests/hygiene/test_stale_reviews.py)."""
 import pytest
 
 from tests.support.tenants import Tenant
