@@ -106,6 +106,7 @@ def _invalid_query(operation: dict) -> str:
     return f"?{name}=not-a-choice"
 
 
+@pytest.mark.slow
 def test_the_error_statuses_documented_by_rule_are_the_ones_sent(api, acme, api_calls):
     """plumbing/schema.py documents 401 everywhere, 400 with a body or query parameters, 413 and 415 with a body, 404 with path
     parameters, and 403 on unsafe methods (a session without its CSRF token) and admin-only reads; each of them is

@@ -22,6 +22,7 @@ def conflicts_of(tenant, memory_id: str) -> list[Conflict]:
         return list(Conflict.objects.filter(b_id=memory_id, status=Conflict.Status.OPEN))
 
 
+@pytest.mark.slow
 def test_a_teammates_project_memory_and_the_writers_personal_ones_are_candidates(api, work, fake_vllm):
     fake_vllm.verdict = {"relation": "complementary", "confidence": 0.8, "rationale": "both true"}
     acme = build_tenant("acme")
@@ -41,6 +42,7 @@ def test_a_teammates_project_memory_and_the_writers_personal_ones_are_candidates
     assert other_project not in judged and admins_personal not in judged
 
 
+@pytest.mark.slow
 def test_a_personal_write_looks_at_the_writers_personal_memories_only(api, work, fake_vllm):
     fake_vllm.verdict = {"relation": "unrelated", "confidence": 0.9, "rationale": "no"}
     acme = build_tenant("acme")
@@ -52,6 +54,7 @@ def test_a_personal_write_looks_at_the_writers_personal_memories_only(api, work,
     assert {v.other_id for v in judged_as_member(acme, new)} == {mine}
 
 
+@pytest.mark.slow
 def test_a_turn_that_changes_a_fact_in_passing_is_judged_against_the_turn_it_changes(api, work, settings, fake_vllm):
     """The changed turn is far from the new one by meaning (both are mostly about something else), so it is not
     among the nearest; it is a candidate because a sentence of each gives another value for the same thing."""
@@ -70,6 +73,7 @@ def test_a_turn_that_changes_a_fact_in_passing_is_judged_against_the_turn_it_cha
     assert (conflict.a_id, conflict.relation) == (first, "supersedes")
 
 
+@pytest.mark.slow
 def test_only_the_likeliest_probable_predecessors_are_queued(api, work, settings, fake_vllm):
     """Every candidate judged a probable replacement below the bar: JUDGE_ACTIONS_PER_WRITE conflicts, the rest
     only recorded."""
@@ -85,6 +89,7 @@ def test_only_the_likeliest_probable_predecessors_are_queued(api, work, settings
     assert len(conflicts_of(acme, new)) == 2
 
 
+@pytest.mark.slow
 def test_the_judge_retires_one_predecessor_per_write_and_queues_a_second(api, work, settings, fake_vllm):
     settings.JUDGE_ACTIONS_PER_WRITE = 2
     fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.95, "rationale": "newer"}
@@ -98,6 +103,7 @@ def test_the_judge_retires_one_predecessor_per_write_and_queues_a_second(api, wo
     assert sorted(v.decision for v in judged_as_member(acme, new)) == ["auto_retired", "conflict"]
 
 
+@pytest.mark.slow
 def test_a_confident_complementary_or_unrelated_verdict_opens_no_conflict(api, work, fake_vllm):
     fake_vllm.verdict = {"relation": "complementary", "confidence": 0.95, "rationale": "another scope"}
     acme = build_tenant("acme")
@@ -219,6 +225,7 @@ def test_a_writers_remark_that_reports_their_own_loop_done_is_queued():
 
 
 # An open question or a task is a loop: never retired on a judge's word, so a person decides, and closes it.
+@pytest.mark.slow
 @pytest.mark.parametrize("loop, closing, why", [
     ({"content": "Open question: should admin accounts require WebAuthn?", "kind": "open-question"},
      {"content": "Decided: WebAuthn is required for all admin accounts from October.", "kind": "decision"},
@@ -262,6 +269,7 @@ def test_small_talk_is_never_queued_but_a_remark_with_something_to_check_is():
     assert queue_refusal(older="Standup is daily.", newer="Standup is weekly.", similarity=0.8) is None
 
 
+@pytest.mark.slow
 def test_a_queue_only_judge_retires_nothing_and_still_ranks_the_successor_first(api, work, settings, fake_vllm):
     """The prod overlay's vLLM judge until its model passes `bench judge --check` (k8s/README.md)."""
     settings.JUDGE_AUTO_RESOLVE_THRESHOLD = 1.01
@@ -279,6 +287,7 @@ def test_a_queue_only_judge_retires_nothing_and_still_ranks_the_successor_first(
     assert all("in_conflict" in hit["flags"] for hit in hits)
 
 
+@pytest.mark.slow
 def test_a_teammates_confident_rewrite_is_queued_not_retired(api, work, fake_vllm):
     fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.99, "rationale": "newer"}
     acme = build_tenant("acme")
@@ -294,6 +303,7 @@ def test_a_teammates_confident_rewrite_is_queued_not_retired(api, work, fake_vll
         assert Memory.objects.get(pk=old).status == "live"
 
 
+@pytest.mark.slow
 def test_a_question_or_a_note_never_retires_a_fact(api, work, fake_vllm):
     fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.99, "rationale": "newer"}
     acme = build_tenant("acme")
@@ -312,6 +322,7 @@ def test_a_question_or_a_note_never_retires_a_fact(api, work, fake_vllm):
         assert Memory.objects.get(pk=fact).status == "live"
 
 
+@pytest.mark.slow
 def test_a_burst_of_templated_writes_asks_a_person_once_not_once_per_write(api, work, fake_vllm):
     # A writer logging a series ("build 41 passed", "build 42 passed", ...) is not changing one fact 50 times: the
     # first change is queued, the writes that find two or more live siblings with other values are only recorded.
@@ -341,6 +352,7 @@ def test_a_burst_of_templated_writes_asks_a_person_once_not_once_per_write(api, 
     assert statuses == {first: "superseded", second: "superseded", third: "live"}
 
 
+@pytest.mark.slow
 def test_small_talk_judged_a_duplicate_is_only_recorded_over_the_api(api, work, fake_vllm):
     fake_vllm.verdict = {"relation": "duplicate", "confidence": 0.8, "rationale": "alike"}
     acme = build_tenant("acme")

@@ -145,6 +145,7 @@ def test_conflicts_of_a_project_or_personal_memories_the_user_cannot_see_are_not
     assert articles(signed_in(acme, acme.admin).get("/conflicts")) == 3
 
 
+@pytest.mark.slow
 def test_a_long_queue_is_paged_and_the_query_count_does_not_grow(api, acme):
     ids = [remember(api, acme.member_token, f"Fact number {i} about the checkout service.") for i in range(22)]
     client = signed_in(acme, acme.member)

@@ -1,5 +1,6 @@
 """The hygiene pipeline end to end: real commits, a real Redis, a real RQ worker (burst), the embedded judge or
 the vLLM client against a local OpenAI-compatible test server."""
+import pytest
 from django.core.management import call_command
 from django_rq.connection_utils import get_redis_connection
 from rq import Queue
@@ -37,6 +38,7 @@ def test_a_clear_replacement_is_retired_by_the_judge(api, work, fake_vllm):
     assert [m["id"] for m in history] == [old, new]
 
 
+@pytest.mark.slow
 def test_an_uncertain_verdict_becomes_a_conflict_for_a_human(api, work, fake_vllm):
     fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.87, "rationale": "maybe newer"}
     acme = build_tenant("acme")
@@ -87,6 +89,7 @@ def test_a_watcher_never_retires_an_authoritative_memory(api, work, fake_vllm):
     assert [c.relation for c in state(acme, Conflict)] == ["supersedes"]
 
 
+@pytest.mark.slow
 def test_running_a_review_again_changes_nothing(api, work, fake_vllm):
     fake_vllm.verdict = {"relation": "contradicts", "confidence": 0.88, "rationale": "disagree"}
     acme = build_tenant("acme")
@@ -107,6 +110,7 @@ def test_running_a_review_again_changes_nothing(api, work, fake_vllm):
     assert state(acme, Review, memory_id=new)[0].state == "done"
 
 
+@pytest.mark.slow
 def test_a_queue_outage_at_commit_loses_nothing(api, work, queue, monkeypatch, fake_vllm):
     acme = build_tenant("acme")
     remember_id(api, acme.member_token, "Grafana lives at grafana.acme.test.")
@@ -122,6 +126,7 @@ def test_a_queue_outage_at_commit_loses_nothing(api, work, queue, monkeypatch, f
     assert len(state(acme, Verdict, memory_id=new)) == 1
 
 
+@pytest.mark.slow
 def test_a_judge_outage_is_retried_then_marked_and_can_be_rerun(api, work, settings, fake_vllm):
     settings.JUDGE_RETRY_INTERVALS = [0, 0]
     fake_vllm.fail_next = 9  # 3 job attempts x 3 client attempts: every try fails
@@ -149,6 +154,7 @@ def test_the_embedded_judge_reviews_writes_too(api, work):
     assert 0 <= verdict.confidence <= 1
 
 
+@pytest.mark.slow
 def test_verdict_and_conflict_rows_carry_the_identity_of_the_judge_that_answered(api, work, settings, fake_vllm):
     """The vLLM judge answers the first review; while it is down the embedded judge answers, and says so."""
     settings.JUDGE_VLLM_FALLBACK = "local"

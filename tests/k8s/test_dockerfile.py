@@ -143,6 +143,7 @@ def test_runtime_requirements_pull_in_no_torch():
     assert "torch" in BUILD_ONLY
 
 
+@pytest.mark.slow
 def test_the_runtime_imports_no_torch():
     """The web app (config.asgi, with its start-up: the model warmed), the review job with the embedded judge and the
     flusher, in a fresh interpreter: none of them imports torch, transformers or sentence-transformers."""

@@ -134,6 +134,7 @@ def test_feed_pages_walk_every_memory_once(acme, remember, admin_page):
     assert pages == 5 and len(seen) == 23 and set(seen) == written
 
 
+@pytest.mark.slow
 def test_feed_query_count_does_not_grow_with_the_page(acme, remember, admin_page):
     def queries() -> int:
         with CaptureQueriesContext(connection) as captured:
@@ -223,6 +224,7 @@ def test_memory_page_404_for_what_the_caller_cannot_see(acme, globex, remember, 
     assert '<span class="badge live">live</span>' in html(admin.get(f"/memories/{other_project}"))
 
 
+@pytest.mark.slow
 def test_a_long_chain_and_long_content_render_in_order(acme, remember, member_page):
     ids = [remember(acme.member_token, "Version 0 of the release checklist.")["memory"]["id"]]
     for i in range(1, 20):
@@ -378,6 +380,7 @@ def test_write_correction_supersedes_through_remember(acme, api, remember, membe
     assert len(api(acme.member_token).get("/api/v1/memories?lifecycle=all").json()["results"]) == before
 
 
+@pytest.mark.slow
 def test_bad_corrections_change_nothing(acme, api, remember, member_page, visible_count):
     memory_id = remember(acme.member_token, "Lunch is at noon.", project="web")["memory"]["id"]
     before = visible_count(acme.member_token)
@@ -493,6 +496,7 @@ def test_every_page_renders_for_admin_and_member_with_one_h1(acme, remember, adm
     assert '<a href="/loops" aria-current="page">' in nav
 
 
+@pytest.mark.slow
 def test_memory_page_query_count_does_not_grow_with_the_chain(acme, api, remember, member_page):
     def chain(length: int, label: str) -> list[str]:
         ids = [remember(acme.member_token, f"{label} version 0.")["memory"]["id"]]

@@ -51,6 +51,7 @@ def stats(api, token: str) -> dict:
     return api(token).get("/api/v1/stats").json()
 
 
+@pytest.mark.slow
 def test_a_purged_memory_and_everything_derived_from_it_are_gone(committed, api, remember):
     acme = build_tenant("acme")
     member, admin = acme.member_token, acme.admin_token

@@ -47,6 +47,7 @@ def test_bad_tokens_are_not_counted(api, acme, limit):
     assert api(acme.member_token).get("/api/v1/me").status_code == 200
 
 
+@pytest.mark.slow
 def test_the_window_resets(api, acme, limit):
     limit(2, window=2)
     member = api(acme.member_token)

@@ -195,6 +195,7 @@ def visible_project_slugs() -> list[str]:
     return [row[0] for row in _rows("SELECT slug FROM tenants_project ORDER BY slug")]
 
 
+@pytest.mark.slow
 def test_rq_jobs_run_under_the_identity_they_were_enqueued_with(committed):
     acme, globex = build_tenant("acme"), build_tenant("globex")
     queue = django_rq.get_queue("default")
