@@ -119,6 +119,7 @@ def test_a_cursor_the_feed_did_not_write_is_400(acme, admin_page):
     assert answer.status_code == 400 and "cursor" in html(answer)
 
 
+@pytest.mark.slow
 def test_feed_pages_walk_every_memory_once(acme, remember, admin_page):
     written = {remember(acme.admin_token, f"Numbered fact {i}: the value is {i * 7}.", project="web")["memory"]["id"]
                for i in range(23)}

@@ -131,6 +131,7 @@ def test_invalid_sign_in_input_is_shown_next_to_its_field(db):
     assert answer.content.count(b'class="errorlist"') >= 3
 
 
+@pytest.mark.slow
 def test_next_never_leaves_the_site(acme):
     set_password_by_link(Client(), link_path(acme, acme.member))
     answer = Client().post("/sign-in", {"org": "acme", "email": "member@acme.test", "password": GOOD_PASSWORD,
