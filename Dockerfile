@@ -2,7 +2,7 @@
 # Three stages: `export` installs the whole project (torch included) only to export all-MiniLM-L6-v2 to ONNX;
 # `runtime-deps` installs the runtime's dependencies, without torch, into a virtualenv; the final stage holds that
 # virtualenv, the exported model and the code, runs as a non-root user and has no compiler or package manager work.
-# With EMBEDDING_BACKEND=onnx the runtime never imports torch (memory/embeddings.py; tests/test_dockerfile.py).
+# With EMBEDDING_BACKEND=onnx the runtime never imports torch (memory/embeddings.py; tests/k8s/test_dockerfile.py).
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
 
 FROM ${PYTHON_IMAGE} AS export

@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: run test fuzz bench soak install clean-data backup restore
+.PHONY: run test test-fast fuzz bench soak install clean-data backup restore
 
 $(STAMP): pyproject.toml
 	@echo "[zero-memory] creating $(VENV) and installing the project (first time: a few minutes)"
@@ -19,6 +19,10 @@ run: $(STAMP)
 
 test: $(STAMP)
 	@$(VENV)/bin/python -m embedded_stack.launcher test $(PYTEST_ARGS)
+
+# The tests not marked slow (pyproject.toml): no served stack, browser, fuzz, soak or evaluation floor; a few minutes.
+test-fast: $(STAMP)
+	@$(VENV)/bin/python -m embedded_stack.launcher test -m "not slow" $(PYTEST_ARGS)
 
 # The gauntlet of tests/fuzz run longer than in `make test`: more fuzz cases per operation and token kind, more
 # lifecycle sequences, e.g. make fuzz FUZZ_EXAMPLES=1000 PROPERTY_EXAMPLES=2000
@@ -42,7 +46,7 @@ restore: $(STAMP)
 	@$(VENV)/bin/python -m embedded_stack.launcher restore $(FILE) $(if $(DB),--database $(DB))
 
 # The soak: client processes against the served stack for SECONDS, then the lifecycle invariants in SQL
-# (tests/test_soak.py runs it for 60 s on every `make test`), e.g. make soak SECONDS=600 CLIENTS=4
+# (tests/bench/test_soak.py runs it for 60 s on every `make test`), e.g. make soak SECONDS=600 CLIENTS=4
 SECONDS ?= 600
 CLIENTS ?= 4
 soak: $(STAMP)

@@ -1,4 +1,4 @@
-"""`make soak SECONDS=600` (and tests/test_soak.py, about 60 s, on every `make test`): several client processes on
+"""`make soak SECONDS=600` (and tests/bench/test_soak.py, about 60 s, on every `make test`): several client processes on
 loopback against the served stack, with an RQ worker reviewing the writes, for a bounded time; then the invariants
 of the lifecycle are checked in SQL as the owner (every row, not only the soak's), and throughput and latency
 percentiles are reported.

@@ -63,7 +63,7 @@ MIDDLEWARE = [
 # sent; a proxy that does not set it makes every request look like plain HTTP and be redirected). Cookies are then
 # secure-only, plain-HTTP requests are redirected to HTTPS (except /healthz: probes reach it over plain HTTP inside
 # the network) and HSTS is sent for a year. Each has its own variable to override it. With ZM_HTTPS=true, DEBUG off,
-# a SECRET_KEY and ALLOWED_HOSTS, `manage.py check --deploy` has nothing to say (tests/test_deploy_check.py).
+# a SECRET_KEY and ALLOWED_HOSTS, `manage.py check --deploy` has nothing to say (tests/config/test_settings.py).
 HTTPS = _env_bool("ZM_HTTPS", False)
 if HTTPS:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -138,7 +138,7 @@ VECTOR_SEARCH_OPTIONS = "-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search=
 DATABASES = {
     # CONN_MAX_AGE must be 0 with a pool: "closing" a connection returns it to the pool.
     # CONN_HEALTH_CHECKS: the pool checks a connection (an empty query, 35-85 us) before lending it, so after a
-    # Postgres restart no request is handed a dead connection (tests/test_postgres_restart.py).
+    # Postgres restart no request is handed a dead connection (tests/api/test_postgres_restart.py).
     "default": {**database_from_url(DATABASE_URL), "CONN_MAX_AGE": 0, "CONN_HEALTH_CHECKS": True,
                 "OPTIONS": {"pool": DB_POOL, "options": VECTOR_SEARCH_OPTIONS, "server_side_binding": True, "prepare_threshold": 5}},
     "owner": {**database_from_url(DATABASE_OWNER_URL), "CONN_MAX_AGE": 0},

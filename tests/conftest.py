@@ -1,14 +1,9 @@
 """Test set-up: a real Postgres (migrated as the owner role, used as the app role) and real Redis."""
-from dataclasses import dataclass
-
 import pytest
 from django.db import connections
 
-from tenants import rls
-from tenants.auth import load_principal
-from tenants.models import ApiToken, Organization, Project, User
-from tenants.services import _token_create, org_bootstrap, project_member_add, user_add
-from tests.openapi import ValidatingClient
+from tests.support.openapi import ValidatingClient
+from tests.support.tenants import Tenant, build_tenant, truncate_all_tables
 
 
 @pytest.fixture(scope="session")
@@ -33,38 +28,6 @@ def django_db_setup(django_test_environment, django_db_blocker):
         owner.creation.destroy_test_db(old_name, verbosity=0)
 
 
-@dataclass
-class Tenant:
-    """One organization as the tests see it: an admin, a member, two projects and tokens for each."""
-
-    org: Organization
-    admin: User
-    member: User
-    web: Project
-    ops: Project
-    admin_token: str
-    member_token: str
-
-    @property
-    def scope(self) -> rls.Scope:
-        return rls.Scope(org_id=self.org.id, user_id=self.admin.id)
-
-
-def build_tenant(slug: str) -> Tenant:
-    boot = org_bootstrap(org_slug=slug, admin_email=f"admin@{slug}.test", project_slugs=["web", "ops"])
-    scope = rls.Scope(org_id=boot.org.id, user_id=boot.user.id)
-    with rls.tenant_scope(scope):
-        principal = load_principal(scope, token_id=None)
-        member = user_add(principal=principal, email=f"member@{slug}.test", role="member").user
-        project_member_add(principal=principal, project_slug="web", user_id=member.id)
-        _, member_secret = _token_create(
-            org=boot.org, user=member, name="member agent", writer=ApiToken.Writer.AGENT,
-            project=Project.objects.get(slug="web"),
-        )
-        web, ops = Project.objects.get(slug="web"), Project.objects.get(slug="ops")
-    return Tenant(boot.org, boot.user, member, web, ops, boot.secret, member_secret)
-
-
 @pytest.fixture
 def acme(db) -> Tenant:
     return build_tenant("acme")
@@ -83,7 +46,7 @@ def api_calls() -> list[tuple[str, int]]:
 
 @pytest.fixture
 def api(api_calls):
-    """A test client per token; every response it gets is checked against the OpenAPI document (tests/openapi.py)."""
+    """A test client per token; every response it gets is checked against the OpenAPI document (tests/support/openapi.py)."""
 
     def client(token: str | None = None) -> ValidatingClient:
         api_client = ValidatingClient(calls=api_calls)
@@ -98,16 +61,6 @@ def api(api_calls):
 def client(api_calls) -> ValidatingClient:
     """pytest-django's `client`, checked against the OpenAPI document like `api`."""
     return ValidatingClient(calls=api_calls)
-
-
-def truncate_all_tables() -> None:
-    """Empty every table as the owner role: the app role may not (and RLS would hide rows from it anyway)."""
-    with connections["owner"].cursor() as cursor:
-        cursor.execute(
-            "SELECT string_agg(quote_ident(tablename), ', ') FROM pg_tables WHERE schemaname = 'public'"
-            " AND tablename NOT IN ('django_migrations', 'django_content_type', 'auth_permission')"
-        )
-        cursor.execute(f"TRUNCATE {cursor.fetchone()[0]} CASCADE")
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ Citus's rules, and what each asks of this schema:
   are allowed as they are.
 - A policy on a Citus table must not contain a subquery (Citus's policy.c: "Subqueries are not supported in
   policies on distributed tables"). The four policies below that had one are rewritten to call a function that
-  does the same lookup, with the same meaning: tests/test_citus.py compares what every identity sees under both.
+  does the same lookup, with the same meaning: tests/tenants/test_citus.py compares what every identity sees under both.
   The policies of the tables that follow memories call zm_memory_visible(org_id, x_id) already (memory migration
   0010), which has no subquery in the policy itself.
 

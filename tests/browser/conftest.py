@@ -1,104 +1,21 @@
 """Browser tests: Playwright for Python drives Debian's Chromium (headless, never a downloaded browser) against the
-server of `make run` (tests/stack.py) on the committed test database and the test Redis.
+server of `make run` (tests/support/stack.py) on the committed test database and the test Redis.
 
 One server and one tenant serve the whole package (starting uvicorn and warming the model takes seconds); each test
 makes its own memories and signs in with its own one-time link, and every table is emptied at the end. Without
 /usr/bin/chromium the tests fail with a message naming the Debian package (`make test` installs it as root).
 Screenshots go to screenshots/ at the repository root, which git ignores.
 """
-import json
 import os
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import TypeVar
+from collections.abc import Iterator
 
 import pytest
-from django.conf import settings
-from django.db import connections
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, sync_playwright
 
 from embedded_stack.launcher import CHROMIUM, chromium_missing_message
-from memory.models import Conflict
-from tenants import rls
-from tenants.models import User
-from tenants.sign_in import sign_in_link
-from tests.conftest import Tenant, build_tenant, truncate_all_tables
-from tests.stack import served, stack_env
-
-T = TypeVar("T")
-SCREENSHOTS = settings.BASE_DIR / "screenshots"
-PASSWORD = "correct horse battery staple"
-WIDE = {"width": 1280, "height": 900}
-PHONE = {"width": 375, "height": 740}
-
-
-@dataclass
-class Stack:
-    url: str
-    tenant: Tenant
-
-    def api(self, token: str, method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
-        """One REST call as a client outside the browser would make it (urllib)."""
-        request = urllib.request.Request(
-            f"{self.url}{path}", method=method, data=json.dumps(body).encode() if body is not None else None,
-            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=60) as response:
-                return response.status, json.loads(response.read() or b"{}")
-        except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read() or b"{}")
-
-    def remember(self, content: str, token: str | None = None, **body) -> dict:
-        status, answer = self.api(token or self.tenant.admin_token, "POST", "/api/v1/memories",
-                                  {"content": content, "project": "web", **body})
-        assert status == 201, answer
-        return answer["memory"]
-
-    def supersede(self, content: str, old_id: str, reason: str, **body) -> dict:
-        """A new version that declares it replaces old_id (a supersedes link with a reason)."""
-        return self.remember(content, links=[{"type": "supersedes", "dst": old_id, "reason": reason}], **body)
-
-    def memory(self, memory_id: str) -> dict:
-        status, answer = self.api(self.tenant.admin_token, "GET", f"/api/v1/memories/{memory_id}")
-        assert status == 200, answer
-        return answer["memory"]
-
-    def conflict(self, a_id: str, b_id: str, rationale: str) -> str:
-        """An open conflict between two memories, as the judge would record it (tests/hygiene does the same)."""
-
-        def create() -> str:
-            with rls.tenant_scope(self.tenant.scope):
-                return Conflict.objects.create(org=self.tenant.org, a_id=a_id, b_id=b_id, relation="contradicts",
-                                               confidence=0.62, judge="local:test", rationale=rationale).id
-
-        return orm(create)
-
-    def link_path(self, user: User) -> str:
-        """A fresh one-time sign-in link for the user (an operator's: it may reset a password), as a path on this server."""
-        def link() -> str:
-            with rls.tenant_scope(rls.Scope(org_id=self.tenant.org.id, user_id=user.id)):
-                return sign_in_link(user.id, self.tenant.org.id, may_reset=True)  # as manage.py sign_in_link
-
-        return orm(link).removeprefix(settings.PUBLIC_URL)
-
-
-def orm(function: Callable[..., T], *args) -> T:
-    """Run ORM work in a thread of its own, closing its connections after. Playwright's sync API keeps an event loop
-    in the test's thread, where Django refuses ORM calls (and its context-local connections would escape
-    close_all() and keep the test database open)."""
-
-    def run() -> T:
-        try:
-            return function(*args)
-        finally:
-            connections.close_all()
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(run).result()
+from tests.support.browser import WIDE, Stack, orm, sign_in
+from tests.support.stack import served, stack_env
+from tests.support.tenants import build_tenant, truncate_all_tables
 
 
 @pytest.fixture(scope="package")
@@ -135,24 +52,7 @@ def page(browser: Browser) -> Iterator[Page]:
         context.close()
 
 
-def sign_in(page: Page, stack: Stack, user: User) -> None:
-    """Sign in through a one-time link; the first time also sets the password."""
-    page.goto(stack.url + stack.link_path(user))
-    expect(page.locator("h1")).to_have_text(f"Welcome, {user.email}")
-    if page.locator("#id_password1").get_attribute("required") is not None:  # no password yet
-        page.locator("#id_password1").fill(PASSWORD)
-        page.locator("#id_password2").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").or_(page.get_by_role("button", name="Set password and sign in")).click()
-    expect(page).to_have_url(stack.url + "/")
-
-
 @pytest.fixture
 def admin_page(page: Page, stack: Stack) -> Page:
     sign_in(page, stack, stack.tenant.admin)
     return page
-
-
-def shoot(page: Page, name: str, *, full_page: bool = True) -> None:
-    """A screenshot (of the whole page, or of what the window shows) into screenshots/<name>.png."""
-    SCREENSHOTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page)

@@ -2,9 +2,12 @@
 and at 375 px no page scrolls sideways (document.scrollingElement.scrollWidth <= innerWidth)."""
 import urllib.parse
 
+import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import PHONE, WIDE, Stack, shoot, sign_in
+from tests.support.browser import PHONE, WIDE, Stack, shoot, sign_in
+
+pytestmark = pytest.mark.slow
 
 LONG_WORD = "https://example.test/" + "a-very-long-path-segment-without-spaces/" * 12  # nothing to break it at
 

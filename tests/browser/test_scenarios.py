@@ -2,9 +2,12 @@
 chain, resolve conflicts, mint and revoke a token, and all of it from the keyboard alone."""
 import re
 
+import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import Stack, shoot
+from tests.support.browser import Stack, shoot
+
+pytestmark = pytest.mark.slow
 
 
 def test_search_shows_recall_with_flags_and_trace_and_opens_a_result(admin_page: Page, stack: Stack):

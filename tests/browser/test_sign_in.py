@@ -1,8 +1,11 @@
 """Signing in with a one-time link in Chromium: the link asks for a password, signs in, is spent; the password then
 works on the sign-in form, and signing out ends the session."""
+import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import PASSWORD, Stack, shoot
+from tests.support.browser import PASSWORD, Stack, shoot
+
+pytestmark = pytest.mark.slow
 
 
 def test_a_one_time_link_sets_a_password_and_signs_in(page: Page, stack: Stack):

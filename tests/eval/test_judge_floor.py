@@ -3,6 +3,8 @@ fitted on the tuning part only). Floors sit just under what was measured (bench-
 retires a complementary fact, or makes the judge or its calibration worse, fails here."""
 import json
 
+import pytest
+
 from bench.judge import PAIRS, SPLIT, evaluate, format_report, retirement_refusals
 from hygiene.judge.local import LocalJudge
 
@@ -17,6 +19,7 @@ def test_the_split_is_fixed_stratified_and_disjoint():
         assert abs(sum(i in held_out for i in ids) - len(ids) / 2) <= 1  # half of each label held out
 
 
+@pytest.mark.slow
 def test_the_embedded_judge_on_held_out_pairs_never_retires_a_complementary_fact(settings):
     settings.JUDGE_AUTO_RESOLVE_THRESHOLD = 0.9  # seed 000: the bar is not lowered
     report = evaluate(judge=LocalJudge(), part="held_out")

@@ -9,6 +9,8 @@ import pytest
 
 from bench.retrieval import DATASETS, evaluate, floor_violations, format_table
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(autouse=True)
 def no_rate_limit(settings):

@@ -3,7 +3,7 @@
 Each operation runs three times: with a valid token of the seeded tenant (admin or member), with an invalid one
 (garbage, revoked, malformed, none) and with another tenant's token. Whatever is sent, the answer is never a 5xx,
 its status is documented for the operation, and its body matches the document: schemathesis's own checks, and the
-closed check of tests/openapi.py (every error in the envelope {"error": {"code", "message", "details"}}). Another
+closed check of tests/support/openapi.py (every error in the envelope {"error": {"code", "message", "details"}}). Another
 tenant's answers never carry an id of the seeded tenant that the request did not name itself, and an invalid token
 gets 401 on every path that reaches a view, whatever else is wrong with the request.
 
@@ -39,9 +39,10 @@ from memory.models import Conflict
 from plumbing import errors
 from tenants import rls
 from tenants.models import ApiToken
-from tenants.services import _token_create
-from tests.conftest import build_tenant, truncate_all_tables
-from tests.openapi import ValidatingClient, check_response
+from tests.support.tenants import build_tenant, issue_token, truncate_all_tables
+from tests.support.openapi import ValidatingClient, check_response
+
+pytestmark = pytest.mark.slow
 
 EXAMPLES = int(os.environ.get("ZM_FUZZ_EXAMPLES", "25"))
 # Reported by tests/fuzz/conftest.py after the run.
@@ -108,10 +109,8 @@ def seeded(django_db_setup, django_db_blocker):
             with rls.tenant_scope(acme.scope):
                 conflict = Conflict.objects.create(org=acme.org, a_id=SEED.memories[0], b_id=SEED.memories[2],
                                                    relation="contradicts", confidence=0.7, judge="local:test")
-                spare, _ = _token_create(org=acme.org, user=acme.member, name="spare", writer=ApiToken.Writer.AGENT,
-                                         project=acme.web)
-                revoked, revoked_secret = _token_create(org=acme.org, user=acme.admin, name="revoked",
-                                                        writer=ApiToken.Writer.HUMAN, project=None)
+                spare, _ = issue_token(acme, acme.member, "spare", ApiToken.Writer.AGENT, acme.web)
+                revoked, revoked_secret = issue_token(acme, acme.admin, "revoked", ApiToken.Writer.HUMAN)
             client = ValidatingClient()
             client.credentials(HTTP_AUTHORIZATION=f"Bearer {acme.admin_token}")
             assert client.delete(f"/api/v1/tokens/{revoked.id}").status_code == 204

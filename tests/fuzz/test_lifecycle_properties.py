@@ -12,12 +12,15 @@ ZM_PROPERTY_EXAMPLES sets the number of sequences (default 30; `make fuzz` runs 
 import os
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memory.models import Link
 from tenants import rls
-from tests.conftest import build_tenant
+from tests.support.tenants import build_tenant
+
+pytestmark = pytest.mark.slow
 
 EXAMPLES = int(os.environ.get("ZM_PROPERTY_EXAMPLES", "30"))
 STEPS: Counter = Counter()  # "action status" -> times run, and "sequences"; reported by tests/fuzz/conftest.py

@@ -5,7 +5,7 @@ from rq.scheduler import RQScheduler
 
 from hygiene.judge import get_judge
 from memory.outbox import review_queue
-from tests.hygiene.fake_vllm import FakeVllm
+from tests.support.fake_vllm import FakeVllm
 
 
 @pytest.fixture

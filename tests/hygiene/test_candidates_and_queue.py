@@ -6,8 +6,8 @@ from hygiene.judge import Judgement
 from hygiene.services import Action, action_for, queue_refusal, retire_refusal
 from memory.models import Conflict, Memory, Verdict
 from tenants import rls
-from tests.conftest import build_tenant
-from tests.hygiene.test_pipeline import remember
+from tests.support.tenants import build_tenant
+from tests.support.memories import remember_id
 
 
 def judged_as_member(tenant, memory_id: str) -> list[Verdict]:
@@ -21,17 +21,18 @@ def conflicts_of(tenant, memory_id: str) -> list[Conflict]:
         return list(Conflict.objects.filter(b_id=memory_id, status=Conflict.Status.OPEN))
 
 
+@pytest.mark.slow
 def test_a_teammates_project_memory_and_the_writers_personal_ones_are_candidates(api, work, fake_vllm):
     fake_vllm.verdict = {"relation": "complementary", "confidence": 0.8, "rationale": "both true"}
     acme = build_tenant("acme")
     admin, member = api(acme.admin_token), api(acme.member_token)
-    teammate = remember(api, acme.admin_token, "Web deploys go out on Mondays at 10:00.", project="web")
-    other_project = remember(api, acme.admin_token, "Ops deploys go out on Mondays at 10:00.", project="ops")
-    admins_personal = remember(api, acme.admin_token, "I deploy web on Mondays at 10:00.", scope="personal")
-    mine = remember(api, acme.member_token, "My web deploys go out on Mondays.", scope="personal")
+    teammate = remember_id(api, acme.admin_token, "Web deploys go out on Mondays at 10:00.", project="web")
+    other_project = remember_id(api, acme.admin_token, "Ops deploys go out on Mondays at 10:00.", project="ops")
+    admins_personal = remember_id(api, acme.admin_token, "I deploy web on Mondays at 10:00.", scope="personal")
+    mine = remember_id(api, acme.member_token, "My web deploys go out on Mondays.", scope="personal")
     assert admin and member  # both clients validate their responses against the OpenAPI document
     work()
-    new = remember(api, acme.member_token, "Web deploys moved to Thursdays at 15:00.")  # project web (the token's)
+    new = remember_id(api, acme.member_token, "Web deploys moved to Thursdays at 15:00.")  # project web (the token's)
     work()
     judged = {v.other_id for v in judged_as_member(acme, new)}
     # Another writer's project memory and the writer's own personal one; never another project's, nor a
@@ -40,28 +41,30 @@ def test_a_teammates_project_memory_and_the_writers_personal_ones_are_candidates
     assert other_project not in judged and admins_personal not in judged
 
 
+@pytest.mark.slow
 def test_a_personal_write_looks_at_the_writers_personal_memories_only(api, work, fake_vllm):
     fake_vllm.verdict = {"relation": "unrelated", "confidence": 0.9, "rationale": "no"}
     acme = build_tenant("acme")
-    remember(api, acme.member_token, "The web team standup is at 09:30.")
-    mine = remember(api, acme.member_token, "I join the web standup at 09:30.", scope="personal")
+    remember_id(api, acme.member_token, "The web team standup is at 09:30.")
+    mine = remember_id(api, acme.member_token, "I join the web standup at 09:30.", scope="personal")
     work()
-    new = remember(api, acme.member_token, "I join the web standup at 10:00 now.", scope="personal")
+    new = remember_id(api, acme.member_token, "I join the web standup at 10:00 now.", scope="personal")
     work()
     assert {v.other_id for v in judged_as_member(acme, new)} == {mine}
 
 
+@pytest.mark.slow
 def test_a_turn_that_changes_a_fact_in_passing_is_judged_against_the_turn_it_changes(api, work, settings, fake_vllm):
     """The changed turn is far from the new one by meaning (both are mostly about something else), so it is not
     among the nearest; it is a candidate because a sentence of each gives another value for the same thing."""
     settings.JUDGE_CANDIDATES = 1
     fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.8, "rationale": "moved"}
     acme = build_tenant("acme")
-    first = remember(api, acme.member_token, "Can you help me plan meals for the week? I want less meat. "
+    first = remember_id(api, acme.member_token, "Can you help me plan meals for the week? I want less meat. "
                                              "The launch is on March 3, marketing is lined up.")
-    nearer = remember(api, acme.member_token, "The release script fails on the tag step again, I am puzzled.")
+    nearer = remember_id(api, acme.member_token, "The release script fails on the tag step again, I am puzzled.")
     work()
-    new = remember(api, acme.member_token, "The release script passes the tag step now, thanks a lot. "
+    new = remember_id(api, acme.member_token, "The release script passes the tag step now, thanks a lot. "
                                            "Heads up, the launch moved to March 17.")
     work()
     assert {v.other_id for v in judged_as_member(acme, new)} == {nearer, first}
@@ -69,39 +72,42 @@ def test_a_turn_that_changes_a_fact_in_passing_is_judged_against_the_turn_it_cha
     assert (conflict.a_id, conflict.relation) == (first, "supersedes")
 
 
+@pytest.mark.slow
 def test_only_the_likeliest_probable_predecessors_are_queued(api, work, settings, fake_vllm):
     """Every candidate judged a probable replacement below the bar: JUDGE_ACTIONS_PER_WRITE conflicts, the rest
     only recorded."""
     settings.JUDGE_ACTIONS_PER_WRITE = 2
     fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.87, "rationale": "maybe newer"}
     acme = build_tenant("acme")
-    remember(api, acme.member_token, "The web cache TTL is 60 seconds.")
-    remember(api, acme.member_token, "The web cache TTL for images is 1 hour.")
-    remember(api, acme.member_token, "The web cache TTL for fonts is 1 day.")
-    new = remember(api, acme.member_token, "Web cache TTL is 5 minutes now.")
+    remember_id(api, acme.member_token, "The web cache TTL is 60 seconds.")
+    remember_id(api, acme.member_token, "The web cache TTL for images is 1 hour.")
+    remember_id(api, acme.member_token, "The web cache TTL for fonts is 1 day.")
+    new = remember_id(api, acme.member_token, "Web cache TTL is 5 minutes now.")
     work()
     assert sorted(v.decision for v in judged_as_member(acme, new)) == ["conflict", "conflict", "recorded"]
     assert len(conflicts_of(acme, new)) == 2
 
 
+@pytest.mark.slow
 def test_the_judge_retires_one_predecessor_per_write_and_queues_a_second(api, work, settings, fake_vllm):
     settings.JUDGE_ACTIONS_PER_WRITE = 2
     fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.95, "rationale": "newer"}
     acme = build_tenant("acme")
-    first = remember(api, acme.member_token, "The web cache TTL is 60 seconds.", kind="fact")
+    first = remember_id(api, acme.member_token, "The web cache TTL is 60 seconds.", kind="fact")
     # Linked, so that the second one's own review does not judge the first (a linked pair is never judged).
-    remember(api, acme.member_token, "The web cache TTL for images is 1 hour.", kind="fact",
+    remember_id(api, acme.member_token, "The web cache TTL for images is 1 hour.", kind="fact",
              links=[{"type": "relates_to", "dst": first}])
-    new = remember(api, acme.member_token, "Web cache TTL is 5 minutes now.", kind="fact")
+    new = remember_id(api, acme.member_token, "Web cache TTL is 5 minutes now.", kind="fact")
     work()
     assert sorted(v.decision for v in judged_as_member(acme, new)) == ["auto_retired", "conflict"]
 
 
+@pytest.mark.slow
 def test_a_confident_complementary_or_unrelated_verdict_opens_no_conflict(api, work, fake_vllm):
     fake_vllm.verdict = {"relation": "complementary", "confidence": 0.95, "rationale": "another scope"}
     acme = build_tenant("acme")
-    remember(api, acme.member_token, "Staging web deploys go out on Mondays.")
-    new = remember(api, acme.member_token, "Production web deploys go out on Thursdays.")
+    remember_id(api, acme.member_token, "Staging web deploys go out on Mondays.")
+    new = remember_id(api, acme.member_token, "Production web deploys go out on Thursdays.")
     work()
     assert [v.decision for v in judged_as_member(acme, new)] == ["recorded"]
     assert conflicts_of(acme, new) == []
@@ -218,6 +224,7 @@ def test_a_writers_remark_that_reports_their_own_loop_done_is_queued():
 
 
 # An open question or a task is a loop: never retired on a judge's word, so a person decides, and closes it.
+@pytest.mark.slow
 @pytest.mark.parametrize("loop, closing, why", [
     ({"content": "Open question: should admin accounts require WebAuthn?", "kind": "open-question"},
      {"content": "Decided: WebAuthn is required for all admin accounts from October.", "kind": "decision"},
@@ -230,9 +237,9 @@ def test_a_writers_remark_that_reports_their_own_loop_done_is_queued():
 def test_a_person_closes_a_loop_from_the_queue(api, work, fake_vllm, loop, closing, why):
     fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.97, "rationale": "closes it"}
     acme = build_tenant("acme")
-    opened = remember(api, acme.member_token, **loop)
+    opened = remember_id(api, acme.member_token, **loop)
     work()
-    answer = remember(api, acme.member_token, **closing)
+    answer = remember_id(api, acme.member_token, **closing)
     work()
     (verdict,) = judged_as_member(acme, answer)
     assert (verdict.decision, verdict.rationale) == ("conflict", f"closes it; queued: {why}")
@@ -261,14 +268,15 @@ def test_small_talk_is_never_queued_but_a_remark_with_something_to_check_is():
     assert queue_refusal(older="Standup is daily.", newer="Standup is weekly.", similarity=0.8) is None
 
 
+@pytest.mark.slow
 def test_a_queue_only_judge_retires_nothing_and_still_ranks_the_successor_first(api, work, settings, fake_vllm):
     """The prod overlay's vLLM judge until its model passes `bench judge --check` (k8s/README.md)."""
     settings.JUDGE_AUTO_RESOLVE_THRESHOLD = 1.01
     fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.99, "rationale": "newer"}
     acme = build_tenant("acme")
-    old = remember(api, acme.member_token, "The staging database is Postgres 13.", kind="fact")
+    old = remember_id(api, acme.member_token, "The staging database is Postgres 13.", kind="fact")
     work()
-    new = remember(api, acme.member_token, "Staging DB upgraded to Postgres 15 last night.", kind="fact")
+    new = remember_id(api, acme.member_token, "Staging DB upgraded to Postgres 15 last night.", kind="fact")
     work()
     (verdict,) = judged_as_member(acme, new)
     assert (verdict.decision, verdict.rationale) == ("conflict", "newer")
@@ -278,11 +286,12 @@ def test_a_queue_only_judge_retires_nothing_and_still_ranks_the_successor_first(
     assert all("in_conflict" in hit["flags"] for hit in hits)
 
 
+@pytest.mark.slow
 def test_a_teammates_confident_rewrite_is_queued_not_retired(api, work, fake_vllm):
     fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.99, "rationale": "newer"}
     acme = build_tenant("acme")
-    old = remember(api, acme.admin_token, "The web cache TTL is 60 seconds.", project="web", kind="fact")
-    new = remember(api, acme.member_token, "Web cache TTL is 5 minutes now.", kind="fact")  # project web
+    old = remember_id(api, acme.admin_token, "The web cache TTL is 60 seconds.", project="web", kind="fact")
+    new = remember_id(api, acme.member_token, "Web cache TTL is 5 minutes now.", kind="fact")  # project web
     work()
     (verdict,) = judged_as_member(acme, new)
     assert (verdict.decision, verdict.other_id) == ("conflict", old)
@@ -293,17 +302,18 @@ def test_a_teammates_confident_rewrite_is_queued_not_retired(api, work, fake_vll
         assert Memory.objects.get(pk=old).status == "live"
 
 
+@pytest.mark.slow
 def test_a_question_or_a_note_never_retires_a_fact(api, work, fake_vllm):
     fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.99, "rationale": "newer"}
     acme = build_tenant("acme")
-    fact = remember(api, acme.member_token, "The web cache TTL is 60 seconds.", kind="fact")
-    question = remember(api, acme.member_token, "What is the web cache TTL now?", kind="fact")
+    fact = remember_id(api, acme.member_token, "The web cache TTL is 60 seconds.", kind="fact")
+    question = remember_id(api, acme.member_token, "What is the web cache TTL now?", kind="fact")
     work()
     assert [(v.decision, v.rationale) for v in judged_as_member(acme, question)] == [
         ("recorded", "newer; recorded: a question")]
     # A note (the kind of a write that names none) is a remark: weighed only against the writer's own notes, never
     # queued against a stated fact, and never retiring one.
-    note = remember(api, acme.member_token, "web cache TTL is 5 minutes now")
+    note = remember_id(api, acme.member_token, "web cache TTL is 5 minutes now")
     work()
     assert [(v.decision, v.rationale) for v in judged_as_member(acme, note) if v.other_id == fact] == [
         ("recorded", "newer; recorded: a remark weighed against another kind or writer")]
@@ -311,6 +321,7 @@ def test_a_question_or_a_note_never_retires_a_fact(api, work, fake_vllm):
         assert Memory.objects.get(pk=fact).status == "live"
 
 
+@pytest.mark.slow
 def test_a_burst_of_templated_writes_asks_a_person_once_not_once_per_write(api, work, fake_vllm):
     # A writer logging a series ("build 41 passed", "build 42 passed", ...) is not changing one fact 50 times: the
     # first change is queued, the writes that find two or more live siblings with other values are only recorded.
@@ -318,7 +329,7 @@ def test_a_burst_of_templated_writes_asks_a_person_once_not_once_per_write(api, 
     acme = build_tenant("acme")
     builds = []
     for n in range(41, 47):
-        builds.append(remember(api, acme.member_token, f"build {n} passed"))
+        builds.append(remember_id(api, acme.member_token, f"build {n} passed"))
         work()
     with rls.tenant_scope(rls.Scope(org_id=acme.org.id, user_id=acme.member.id)):
         open_pairs = list(Conflict.objects.filter(status=Conflict.Status.OPEN).values_list("a_id", "b_id"))
@@ -329,30 +340,31 @@ def test_a_burst_of_templated_writes_asks_a_person_once_not_once_per_write(api, 
     # A fact changed twice is no series: the retired version is not a live sibling, so the next change is judged
     # like the first.
     fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.97, "rationale": "newer"}
-    first = remember(api, acme.member_token, "Staging runs release 4.1.0.", kind="fact")
+    first = remember_id(api, acme.member_token, "Staging runs release 4.1.0.", kind="fact")
     work()
-    second = remember(api, acme.member_token, "Staging runs release 4.1.1 now.", kind="fact")
+    second = remember_id(api, acme.member_token, "Staging runs release 4.1.1 now.", kind="fact")
     work()
-    third = remember(api, acme.member_token, "Staging runs release 4.1.2 now.", kind="fact")
+    third = remember_id(api, acme.member_token, "Staging runs release 4.1.2 now.", kind="fact")
     work()
     with rls.tenant_scope(rls.Scope(org_id=acme.org.id, user_id=acme.member.id)):
         statuses = dict(Memory.objects.filter(pk__in=[first, second, third]).values_list("id", "status"))
     assert statuses == {first: "superseded", second: "superseded", third: "live"}
 
 
+@pytest.mark.slow
 def test_small_talk_judged_a_duplicate_is_only_recorded_over_the_api(api, work, fake_vllm):
     fake_vllm.verdict = {"relation": "duplicate", "confidence": 0.8, "rationale": "alike"}
     acme = build_tenant("acme")
-    remember(api, acme.member_token, "yep")
+    remember_id(api, acme.member_token, "yep")
     work()
-    nope = remember(api, acme.member_token, "nope")
+    nope = remember_id(api, acme.member_token, "nope")
     work()
     (verdict,) = judged_as_member(acme, nope)
     assert (verdict.decision, verdict.rationale) == ("recorded", "alike; recorded: small talk")
     assert conflicts_of(acme, nope) == []
     # The same verdict on two remarks that name something is a person's call.
-    remember(api, acme.member_token, "Standup moved to 9:30.")
+    remember_id(api, acme.member_token, "Standup moved to 9:30.")
     work()
-    later = remember(api, acme.member_token, "Standup is at 10:00 from Monday.")
+    later = remember_id(api, acme.member_token, "Standup is at 10:00 from Monday.")
     work()
     assert [c.relation for c in conflicts_of(acme, later)] == ["duplicate"]

@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 
 from memory.models import Conflict
 from tenants import rls
-from tests.pages import signed_in
+from tests.support.pages import signed_in
 
 
 def remember(api, token: str, content: str, **body) -> str:
@@ -144,6 +144,7 @@ def test_conflicts_of_a_project_or_personal_memories_the_user_cannot_see_are_not
     assert articles(signed_in(acme, acme.admin).get("/conflicts")) == 3
 
 
+@pytest.mark.slow
 def test_a_long_queue_is_paged_and_the_query_count_does_not_grow(api, acme):
     ids = [remember(api, acme.member_token, f"Fact number {i} about the checkout service.") for i in range(22)]
     client = signed_in(acme, acme.member)

@@ -3,7 +3,7 @@ import pytest
 
 from memory.models import Conflict, Verdict
 from tenants import rls
-from tests.watchers import mint_watcher, refused
+from tests.support.watchers import mint_watcher, refused
 
 
 def remember(api, token, content, **body):

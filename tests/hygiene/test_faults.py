@@ -4,17 +4,21 @@ import os
 import signal
 import subprocess
 import time
+from datetime import timedelta
 
+import pytest
 from django.core.management import call_command
 from django_rq.connection_utils import get_redis_connection
 from rq import Queue, SimpleWorker
 
 from embedded_stack.launcher import WORKER_ARGS
 from embedded_stack.processes import EmbeddedRedis
-from memory.models import Link, Memory, Review, Verdict
+from memory.models import Review, Verdict
+from memory.outbox import unsafe_pending_reviews
+from memory.models import Link, Memory
 from tenants import rls
-from tests.conftest import build_tenant
-from tests.stack import MANAGE, spare_port, stack_env
+from tests.support.tenants import build_tenant
+from tests.support.stack import MANAGE, spare_port, stack_env
 
 WORKER = [*MANAGE, *WORKER_ARGS]  # as `make run` starts it
 
@@ -40,6 +44,7 @@ def retirements(tenant, older: str, newer: str) -> tuple[str, str | None, int, i
     return old.status, old.superseded_by_id, links, verdicts
 
 
+@pytest.mark.slow
 def test_redis_stopped_and_started_again_loses_no_review(api, committed, tmp_path, monkeypatch, fake_vllm):
     # A Redis of its own, so that stopping it disturbs nothing else; the app reaches it as it reaches REDIS_URL.
     port = spare_port()
@@ -64,6 +69,7 @@ def test_redis_stopped_and_started_again_loses_no_review(api, committed, tmp_pat
         server.stop()
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_review_leaves_it_to_the_next_one_and_retires_once(
         api, queue, fake_vllm, settings, tmp_path):
     fake_vllm.delay = 120  # the judge thinks for longer than the test lives: the kill lands mid-review
@@ -92,7 +98,9 @@ def test_a_worker_killed_mid_review_leaves_it_to_the_next_one_and_retires_once(
 
     fake_vllm.delay = 0  # the judge answers the next worker at once
     settings.HYGIENE_STALE_RUN_SECONDS = stale
-    time.sleep(stale * 1.5)
+    deadline = time.monotonic() + 30  # until the killed worker's review is stale: what the flush looks for
+    while not unsafe_pending_reviews(older_than=timedelta(days=1)) and time.monotonic() < deadline:
+        time.sleep(0.05)
     call_command("hygiene_flush")  # re-queues the stale running review
     subprocess.run([*WORKER, "--burst"], env=env, cwd=settings.BASE_DIR, check=True, capture_output=True,
                    timeout=120)
@@ -102,6 +110,7 @@ def test_a_worker_killed_mid_review_leaves_it_to_the_next_one_and_retires_once(
     assert len(judged) == 2  # the killed attempt and the one that finished
 
 
+@pytest.mark.slow
 def test_a_judge_that_never_answers_in_time_is_retried_then_marked_unavailable(api, work, settings, fake_vllm):
     settings.JUDGE_TIMEOUT_SECONDS = 0.3
     settings.JUDGE_RETRY_INTERVALS = [0]  # two job attempts
@@ -120,6 +129,7 @@ def test_a_judge_that_never_answers_in_time_is_retried_then_marked_unavailable(a
     assert retirements(acme, old, new) == ("live", None, 0, 0)
 
 
+@pytest.mark.slow
 def test_a_failed_review_is_retried_after_its_interval_by_the_worker_make_run_starts(api, queue, fake_vllm, settings,
                                                                                     tmp_path):
     # RQ keeps a retry with a delay in its scheduled registry; only a worker with the scheduler puts it back.

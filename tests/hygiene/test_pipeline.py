@@ -1,18 +1,15 @@
 """The hygiene pipeline end to end: real commits, a real Redis, a real RQ worker (burst), the embedded judge or
 the vLLM client against a local OpenAI-compatible test server."""
+import pytest
 from django.core.management import call_command
 from django_rq.connection_utils import get_redis_connection
 from rq import Queue
 
-from memory.models import Conflict, Memory, Review, Verdict
+from memory.models import Conflict, Review, Verdict
+from memory.models import Memory
 from tenants import rls
-from tests.conftest import build_tenant
-
-
-def remember(api, token, content, expect=201, **body):
-    response = api(token).post("/api/v1/memories", {"content": content, **body}, format="json")
-    assert response.status_code == expect, response.content
-    return response.json()["memory"]["id"]
+from tests.support.memories import remember_id
+from tests.support.tenants import build_tenant
 
 
 def state(tenant, model, **filters):
@@ -28,8 +25,8 @@ def memory(tenant, memory_id) -> Memory:
 def test_a_clear_replacement_is_retired_by_the_judge(api, work, fake_vllm):
     acme = build_tenant("acme")
     # Stated facts of one writer, the same subject with a changed value: the shape the judge may retire alone.
-    old = remember(api, acme.member_token, "Production deploys for web happen Mondays at 10:00 UTC.", kind="fact")
-    new = remember(api, acme.member_token, "Web production deploys moved to Thursdays at 15:00 UTC.", kind="fact")
+    old = remember_id(api, acme.member_token, "Production deploys for web happen Mondays at 10:00 UTC.", kind="fact")
+    new = remember_id(api, acme.member_token, "Web production deploys moved to Thursdays at 15:00 UTC.", kind="fact")
     work()
     retired = memory(acme, old)
     assert retired.status == "superseded" and retired.superseded_by_id == new
@@ -41,11 +38,12 @@ def test_a_clear_replacement_is_retired_by_the_judge(api, work, fake_vllm):
     assert [m["id"] for m in history] == [old, new]
 
 
+@pytest.mark.slow
 def test_an_uncertain_verdict_becomes_a_conflict_for_a_human(api, work, fake_vllm):
     fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.87, "rationale": "maybe newer"}
     acme = build_tenant("acme")
-    old = remember(api, acme.member_token, "Checkout is owned by Dana.")
-    new = remember(api, acme.member_token, "Ivan owns checkout.")
+    old = remember_id(api, acme.member_token, "Checkout is owned by Dana.")
+    new = remember_id(api, acme.member_token, "Ivan owns checkout.")
     work()
     assert memory(acme, old).status == "live"
     (conflict,) = state(acme, Conflict)
@@ -63,8 +61,8 @@ def test_an_uncertain_verdict_becomes_a_conflict_for_a_human(api, work, fake_vll
 
 def test_a_declared_pair_is_never_judged(api, work, fake_vllm):
     acme = build_tenant("acme")
-    old = remember(api, acme.member_token, "Search runs Elasticsearch 7.")
-    new = remember(api, acme.member_token, "Search runs Elasticsearch 8.", links=[{"type": "supersedes", "dst": old}])
+    old = remember_id(api, acme.member_token, "Search runs Elasticsearch 7.")
+    new = remember_id(api, acme.member_token, "Search runs Elasticsearch 8.", links=[{"type": "supersedes", "dst": old}])
     work()
     assert state(acme, Review, memory_id=new) == [] and fake_vllm.requests == []
     assert state(acme, Conflict) == []
@@ -72,8 +70,8 @@ def test_a_declared_pair_is_never_judged(api, work, fake_vllm):
 
 def test_a_linked_pair_is_not_judged_again(api, work, fake_vllm):
     acme = build_tenant("acme")
-    old = remember(api, acme.member_token, "Search indexes rebuild nightly at 01:00.")
-    remember(api, acme.member_token, "Search indexes rebuild nightly at 03:00 now.",
+    old = remember_id(api, acme.member_token, "Search indexes rebuild nightly at 01:00.")
+    remember_id(api, acme.member_token, "Search indexes rebuild nightly at 03:00 now.",
              links=[{"type": "relates_to", "dst": old}])
     work()
     assert fake_vllm.requests == [] and state(acme, Verdict) == []
@@ -82,20 +80,21 @@ def test_a_linked_pair_is_not_judged_again(api, work, fake_vllm):
 def test_a_watcher_never_retires_an_authoritative_memory(api, work, fake_vllm):
     fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.99, "rationale": "sure"}
     acme = build_tenant("acme")
-    old = remember(api, acme.member_token, "The VPN gateway is vpn1.acme.test.")
+    old = remember_id(api, acme.member_token, "The VPN gateway is vpn1.acme.test.")
     watcher = api(acme.member_token).post("/api/v1/tokens", {"name": "w", "writer": "watcher", "project": "web"},
                                           format="json").json()["token"]
-    remember(api, watcher, "The VPN gateway is now vpn2.acme.test.")
+    remember_id(api, watcher, "The VPN gateway is now vpn2.acme.test.")
     work()
     assert memory(acme, old).status == "live"
     assert [c.relation for c in state(acme, Conflict)] == ["supersedes"]
 
 
+@pytest.mark.slow
 def test_running_a_review_again_changes_nothing(api, work, fake_vllm):
     fake_vllm.verdict = {"relation": "contradicts", "confidence": 0.88, "rationale": "disagree"}
     acme = build_tenant("acme")
-    remember(api, acme.member_token, "Backups are kept for 30 days.")
-    new = remember(api, acme.member_token, "Backups are kept for 14 days.")
+    remember_id(api, acme.member_token, "Backups are kept for 30 days.")
+    new = remember_id(api, acme.member_token, "Backups are kept for 14 days.")
     work()
     (review,) = state(acme, Review, memory_id=new)
     calls = len(fake_vllm.requests)
@@ -111,13 +110,14 @@ def test_running_a_review_again_changes_nothing(api, work, fake_vllm):
     assert state(acme, Review, memory_id=new)[0].state == "done"
 
 
+@pytest.mark.slow
 def test_a_queue_outage_at_commit_loses_nothing(api, work, queue, monkeypatch, fake_vllm):
     acme = build_tenant("acme")
-    remember(api, acme.member_token, "Grafana lives at grafana.acme.test.")
+    remember_id(api, acme.member_token, "Grafana lives at grafana.acme.test.")
     # Connected the way the app connects (django_rq): a plain redis.Redis retries a refused connection for 4 s.
     dead = Queue("default", connection=get_redis_connection({"URL": "redis://127.0.0.1:1/0"}))
     monkeypatch.setattr("memory.outbox.review_queue", lambda: dead)
-    new = remember(api, acme.member_token, "Grafana moved to metrics.acme.test.")  # the write still succeeds
+    new = remember_id(api, acme.member_token, "Grafana moved to metrics.acme.test.")  # the write still succeeds
     assert [r.state for r in state(acme, Review, memory_id=new)] == ["pending"]
     monkeypatch.undo()  # Redis is back
     call_command("hygiene_flush", "--older-than", "0")
@@ -126,12 +126,13 @@ def test_a_queue_outage_at_commit_loses_nothing(api, work, queue, monkeypatch, f
     assert len(state(acme, Verdict, memory_id=new)) == 1
 
 
+@pytest.mark.slow
 def test_a_judge_outage_is_retried_then_marked_and_can_be_rerun(api, work, settings, fake_vllm):
     settings.JUDGE_RETRY_INTERVALS = [0, 0]
     fake_vllm.fail_next = 9  # 3 job attempts x 3 client attempts: every try fails
     acme = build_tenant("acme")
-    remember(api, acme.member_token, "Sentry DSN rotates quarterly.")
-    new = remember(api, acme.member_token, "Sentry DSN now rotates monthly.")
+    remember_id(api, acme.member_token, "Sentry DSN rotates quarterly.")
+    new = remember_id(api, acme.member_token, "Sentry DSN now rotates monthly.")
     work()
     (review,) = state(acme, Review, memory_id=new)
     assert (review.state, review.attempts) == ("unavailable", 3) and "503" in review.last_error
@@ -144,8 +145,8 @@ def test_a_judge_outage_is_retried_then_marked_and_can_be_rerun(api, work, setti
 
 def test_the_embedded_judge_reviews_writes_too(api, work):
     acme = build_tenant("acme")
-    old = remember(api, acme.member_token, "The staging database is refreshed every Sunday night.")
-    new = remember(api, acme.member_token, "Staging's database gets refreshed every Sunday night.")
+    old = remember_id(api, acme.member_token, "The staging database is refreshed every Sunday night.")
+    new = remember_id(api, acme.member_token, "Staging's database gets refreshed every Sunday night.")
     work()
     (verdict,) = state(acme, Verdict, memory_id=new)
     assert verdict.judge.startswith("local:") and verdict.other_id == old
@@ -153,16 +154,17 @@ def test_the_embedded_judge_reviews_writes_too(api, work):
     assert 0 <= verdict.confidence <= 1
 
 
+@pytest.mark.slow
 def test_verdict_and_conflict_rows_carry_the_identity_of_the_judge_that_answered(api, work, settings, fake_vllm):
     """The vLLM judge answers the first review; while it is down the embedded judge answers, and says so."""
     settings.JUDGE_VLLM_FALLBACK = "local"
     fake_vllm.verdict = {"relation": "contradicts", "confidence": 0.88, "rationale": "disagree"}
     acme = build_tenant("acme")
-    remember(api, acme.member_token, "Backups are kept for 30 days.")
-    first = remember(api, acme.member_token, "Backups are kept for 14 days.")
+    remember_id(api, acme.member_token, "Backups are kept for 30 days.")
+    first = remember_id(api, acme.member_token, "Backups are kept for 14 days.")
     work()
     fake_vllm.fail_next = 99  # the server goes down
-    second = remember(api, acme.member_token, "Nightly backups of the web database are kept for 14 days now.")
+    second = remember_id(api, acme.member_token, "Nightly backups of the web database are kept for 14 days now.")
     work()
     rows = {v.memory_id: v for v in state(acme, Verdict)}
     assert (rows[first].judge, rows[first].prompt_version) == ("vllm:test-judge", "judge-v1")

@@ -8,7 +8,7 @@ from django.utils import timezone
 from memory.models import Review
 from memory.outbox import stale_run
 from tenants import rls
-from tests.conftest import build_tenant
+from tests.support.tenants import build_tenant
 
 
 def remember(api, token, content):

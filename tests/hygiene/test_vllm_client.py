@@ -7,7 +7,7 @@ import pytest
 from hygiene.judge import RELATIONS, JudgeUnavailable, Pair
 from hygiene.judge.local import LocalJudge
 from hygiene.judge.vllm import BreakerState, VllmJudge
-from tests.hygiene.fake_vllm import FakeVllm
+from tests.support.fake_vllm import FakeVllm
 
 
 @pytest.fixture
@@ -54,6 +54,7 @@ def test_a_server_that_speaks_json_object_gets_the_same_schema():
         VllmJudge(url=server.url, model=server.model, response_format="grammar")
 
 
+@pytest.mark.slow
 def test_the_judge_bench_says_when_a_judge_is_not_safe_to_retire_on_its_own(server, settings):
     """A small model that calls every pair a confident replacement (Qwen2.5-Coder-1.5B on CPU nearly did) would
     retire complementary facts: the bench says so and tells the operator to run it queue-only."""
@@ -157,6 +158,7 @@ def test_without_a_fallback_an_open_breaker_is_unavailable_without_a_request(ser
     assert len(server.requests) == 1
 
 
+@pytest.mark.slow
 def test_the_judge_bench_evaluates_any_openai_compatible_server_on_the_held_out_pairs(server, settings):
     """`make bench ARGS="judge --backend vllm --url ..."`: the same held-out pairs, the same scoring, no fallback
     (a fallback's verdicts would be scored as the model's)."""

@@ -4,7 +4,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tests.memory.test_remember import supersedes
+from tests.support.memories import supersedes
 
 
 def post(api, token, path, body):

@@ -7,15 +7,8 @@ from memory import services
 from memory.models import Link, Memory
 from tenants import rls
 from tenants.auth import load_principal
-from tests.conftest import build_tenant
-
-WRITERS = 8
-
-
-def _remember(principal, content: str, embedded=None, **kwargs) -> services.RememberResult:
-    embedded = services.memory_embedding(content) if embedded is None else embedded
-    draft = services.MemoryDraft(content=content, project="web", **kwargs)
-    return services.memory_remember(principal=principal, draft=draft, embedded=embedded)
+from tests.support.memories import WRITERS, remember_in_process
+from tests.support.tenants import build_tenant
 
 
 def test_eight_concurrent_supersedes_of_one_target_retire_it_exactly_once(committed):
@@ -23,7 +16,7 @@ def test_eight_concurrent_supersedes_of_one_target_retire_it_exactly_once(commit
     scope = rls.Scope(org_id=acme.org.id, user_id=acme.member.id)
     with rls.tenant_scope(scope):
         principal = load_principal(scope, token_id=None)
-        target = _remember(principal, "The build server is ci-1.")
+        target = remember_in_process(principal, "The build server is ci-1.")
     target_id = target.memory.id
     vectors = [services.memory_embedding(f"The build server is ci-{index + 2}.") for index in range(WRITERS)]
 
@@ -34,7 +27,7 @@ def test_eight_concurrent_supersedes_of_one_target_retire_it_exactly_once(commit
         try:
             barrier.wait()
             with rls.tenant_scope(scope):
-                results[index] = _remember(principal, f"The build server is ci-{index + 2}.", vectors[index],
+                results[index] = remember_in_process(principal, f"The build server is ci-{index + 2}.", vectors[index],
                                            links=[services.LinkSpec("supersedes", target_id, f"writer {index}")])
         except Exception as error:  # noqa: BLE001 - reported below with its thread
             results[index] = error

@@ -6,6 +6,7 @@ or queued by it, and it holds under `as_of` as of then.
 """
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
 from django.utils import timezone
 
 from memory import disagreement
@@ -123,6 +124,7 @@ def test_a_price_written_as_a_bare_number_is_a_price():
     assert disagreement.differing(fee, lesson, "money") == {}
 
 
+@pytest.mark.slow
 def test_words_are_stemmed_safely_from_many_threads():
     """The web threads share the module: a stemmer shared between them broke mid-word (IndexError, a 500)."""
     words = [f"{'abcdefghij'[i % 10]}{'klmnopqrst'[i // 10 % 10]}running{i}ations" for i in range(20000)]

@@ -1,9 +1,11 @@
 """The embedding model: the ONNX export gives the vectors of the original, normalised, 384-dimensional."""
 import numpy as np
+import pytest
 
 from memory.embeddings import DIMENSIONS, TorchEmbedder, embed
 
 
+@pytest.mark.slow
 def test_onnx_vectors_match_the_sentence_transformers_model():
     texts = [
         "The deploy window is Friday 14:00 UTC.",

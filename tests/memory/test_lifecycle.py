@@ -3,7 +3,7 @@ import pytest
 
 from memory.models import Conflict
 from tenants import rls
-from tests.memory.test_remember import supersedes
+from tests.support.memories import supersedes
 
 
 def post(api, token, path, body=None):

@@ -10,7 +10,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from tenants import rls
-from tests.pages import signed_in
+from tests.support.pages import signed_in
 
 
 @pytest.fixture
@@ -118,6 +118,7 @@ def test_a_cursor_the_feed_did_not_write_is_400(acme, admin_page):
     assert answer.status_code == 400 and "cursor" in html(answer)
 
 
+@pytest.mark.slow
 def test_feed_pages_walk_every_memory_once(acme, remember, admin_page):
     written = {remember(acme.admin_token, f"Numbered fact {i}: the value is {i * 7}.", project="web")["memory"]["id"]
                for i in range(23)}
@@ -133,6 +134,7 @@ def test_feed_pages_walk_every_memory_once(acme, remember, admin_page):
     assert pages == 5 and len(seen) == 23 and set(seen) == written
 
 
+@pytest.mark.slow
 def test_feed_query_count_does_not_grow_with_the_page(acme, remember, admin_page):
     def queries() -> int:
         with CaptureQueriesContext(connection) as captured:
@@ -222,6 +224,7 @@ def test_memory_page_404_for_what_the_caller_cannot_see(acme, globex, remember, 
     assert '<span class="badge live">live</span>' in html(admin.get(f"/memories/{other_project}"))
 
 
+@pytest.mark.slow
 def test_a_long_chain_and_long_content_render_in_order(acme, remember, member_page):
     ids = [remember(acme.member_token, "Version 0 of the release checklist.")["memory"]["id"]]
     for i in range(1, 20):
@@ -376,6 +379,7 @@ def test_write_correction_supersedes_through_remember(acme, api, remember, membe
     assert len(api(acme.member_token).get("/api/v1/memories?lifecycle=all").json()["results"]) == before
 
 
+@pytest.mark.slow
 def test_bad_corrections_change_nothing(acme, api, remember, member_page, visible_count):
     memory_id = remember(acme.member_token, "Lunch is at noon.", project="web")["memory"]["id"]
     before = visible_count(acme.member_token)
@@ -473,7 +477,7 @@ def test_sources_list_and_a_sources_versions(acme, api, remember, admin_page, me
 
 
 def _globex_admin(acme):
-    from tests.conftest import build_tenant
+    from tests.support.tenants import build_tenant
 
     globex = build_tenant("globex")
     return globex, globex.admin
@@ -491,6 +495,7 @@ def test_every_page_renders_for_admin_and_member_with_one_h1(acme, remember, adm
     assert '<a href="/loops" aria-current="page">' in nav
 
 
+@pytest.mark.slow
 def test_memory_page_query_count_does_not_grow_with_the_chain(acme, api, remember, member_page):
     def chain(length: int, label: str) -> list[str]:
         ids = [remember(acme.member_token, f"{label} version 0.")["memory"]["id"]]

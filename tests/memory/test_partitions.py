@@ -12,7 +12,7 @@ from django.db import IntegrityError, ProgrammingError, connection, connections,
 from memory.models import Memory
 from memory.normalize import content_hash
 from tenants import rls
-from tests.conftest import build_tenant
+from tests.support.tenants import build_tenant
 
 ZERO = "[" + ",".join(["0.1"] * 384) + "]"
 
@@ -155,6 +155,7 @@ def _migrate(env: dict, *target: str) -> None:
                    check=True, env=env, cwd=settings.BASE_DIR, capture_output=True)
 
 
+@pytest.mark.slow
 def test_the_migration_converts_a_populated_store_and_keeps_rows_references_and_rls(db, django_db_blocker):
     owner = connections["owner"].settings_dict
     app = settings.DATABASES["default"]

@@ -6,7 +6,7 @@ from django.core.management import call_command
 from django.db import connections
 
 from tenants import rls
-from tests.conftest import build_tenant
+from tests.support.tenants import build_tenant
 
 TURN = ("Can you help me tighten the error handling in the release script? It swallows exceptions and the logs are"
         " useless. Side note, the launch is on June 14.")

@@ -15,10 +15,10 @@ from memory import services
 from memory.models import Conflict, Link, Memory, Verdict
 from tenants import rls
 from tenants.auth import load_principal
-from tests.conftest import build_tenant
-from tests.memory.test_concurrency import WRITERS, _remember
-from tests.memory.test_remember import supersedes
-from tests.watchers import mint_watcher, refused
+from tests.support.tenants import build_tenant
+from tests.support.memories import WRITERS, remember_in_process
+from tests.support.memories import supersedes
+from tests.support.watchers import mint_watcher, refused
 
 SECRET = "The VPN pre-shared key is hunter2-alpha-7. Rotate it every quarter."  # two sentences: two passages
 
@@ -50,6 +50,7 @@ def stats(api, token: str) -> dict:
     return api(token).get("/api/v1/stats").json()
 
 
+@pytest.mark.slow
 def test_a_purged_memory_and_everything_derived_from_it_are_gone(committed, api, remember):
     acme = build_tenant("acme")
     member, admin = acme.member_token, acme.admin_token
@@ -236,7 +237,7 @@ def test_a_whole_chain_purge_racing_supersedes_of_its_memory_takes_every_winner_
     member = rls.Scope(org_id=acme.org.id, user_id=acme.member.id)
     with rls.tenant_scope(member):
         writer = load_principal(member, token_id=None)
-        target = _remember(writer, "The release branch is release-1.").memory.id
+        target = remember_in_process(writer, "The release branch is release-1.").memory.id
     vectors = [services.memory_embedding(f"The release branch is release-{n + 2}.") for n in range(WRITERS)]
     barrier = threading.Barrier(WRITERS + 1)
     results: list = [None] * (WRITERS + 1)
@@ -251,7 +252,7 @@ def test_a_whole_chain_purge_racing_supersedes_of_its_memory_takes_every_winner_
                                                                 whole_chain=True)
                 return
             with rls.tenant_scope(member):
-                results[index] = _remember(writer, f"The release branch is release-{index + 2}.", vectors[index],
+                results[index] = remember_in_process(writer, f"The release branch is release-{index + 2}.", vectors[index],
                                            links=[services.LinkSpec("supersedes", target)])
         except Exception as error:  # noqa: BLE001 - reported below with its thread
             results[index] = error
@@ -282,8 +283,8 @@ def test_a_link_written_while_its_end_is_purged_waits_for_it_instead_of_failing_
     member = rls.Scope(org_id=acme.org.id, user_id=acme.member.id)
     with rls.tenant_scope(member):
         writer = load_principal(member, token_id=None)
-        doomed = _remember(writer, "The staging root password is swordfish.").memory.id
-        other = _remember(writer, "Staging lives in eu-west-1.").memory.id
+        doomed = remember_in_process(writer, "The staging root password is swordfish.").memory.id
+        other = remember_in_process(writer, "Staging lives in eu-west-1.").memory.id
     linked, go = threading.Event(), threading.Event()
     errors: list[Exception] = []
 

@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from memory.models import Check, Conflict, Memory
 from tenants import rls
-from tests.memory.test_remember import supersedes
+from tests.support.memories import supersedes
 
 
 def ids(body: dict) -> list[str]:

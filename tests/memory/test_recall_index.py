@@ -1,4 +1,5 @@
 """The vector channel on the HNSW index: a selective filter loses no rows (pgvector iterative scan)."""
+import pytest
 from django.db import connection
 from pgvector.django import VectorField
 
@@ -50,6 +51,7 @@ def _index_scan(acme, *, iterative: bool) -> tuple[int, str]:
         return len(cursor.fetchall()), plan
 
 
+@pytest.mark.slow
 def test_a_selective_filter_loses_no_rows_on_the_index(acme):
     _store(acme)
     found, plan = _index_scan(acme, iterative=True)
@@ -63,6 +65,7 @@ def test_a_selective_filter_loses_no_rows_on_the_index(acme):
     assert short < FACTS
 
 
+@pytest.mark.slow
 def test_when_the_iterative_scan_gives_up_an_exact_sort_finds_the_rows(acme):
     # On a big store the scan can visit hnsw.max_scan_tuples tuples near the query without one passing the filter.
     _store(acme)

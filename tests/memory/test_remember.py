@@ -6,16 +6,14 @@ import django_rq
 import pytest
 from django.db import connection
 
+from tests.support.memories import supersedes
+
 MISSING_ID = "mem_01ARZ3NDEKTSV4RRFFQ69G5FAV"
 MEMORY_KEYS = {
     "id", "content", "kind", "scope", "project", "owner", "status", "superseded_by", "invalidated_at",
     "invalidated_reason", "provenance", "valid_from", "valid_until", "expired", "loop", "closed_by", "source",
     "metadata", "created_at",
 }
-
-
-def supersedes(*ids, reason=None):
-    return [{"type": "supersedes", "dst": i, **({"reason": reason} if reason else {})} for i in ids]
 
 
 def test_remember_stores_the_memory_object(remember, acme):

@@ -1,5 +1,5 @@
 """Supersedes that could loop a chain or hide a fact, the statement timeout, and a restore that must undo what the
-restorer cannot see (issue 11, defects 1, 5 and 6)."""
+restorer cannot see."""
 import time
 
 import pytest
@@ -13,7 +13,7 @@ from memory import selectors
 from memory.models import Conflict, Link, Memory
 from tenants import rls
 from tenants.auth import load_principal
-from tests.memory.test_remember import supersedes
+from tests.support.memories import supersedes
 
 
 def post(api, token, path, body=None):
@@ -28,7 +28,7 @@ def member_scope(acme) -> rls.Scope:
     return rls.Scope(org_id=acme.org.id, user_id=acme.member.id)
 
 
-# Defect 1: a correction that closes a cycle; walks that must survive one; the statement timeout.
+# A correction that closes a cycle; walks that must survive one; the statement timeout.
 
 def test_a_check_cannot_close_a_supersede_cycle(remember, api, acme):
     m1 = remember(acme.member_token, "The staging database is db-3.")["memory"]["id"]
@@ -119,7 +119,7 @@ def test_a_request_whose_query_times_out_answers_503(api, acme, settings, monkey
     assert api(acme.member_token).get("/api/v1/memories").status_code == 200  # the connection serves the next one
 
 
-# Defect 5: a successor must be visible to everyone who can see its target.
+# A successor must be visible to everyone who can see its target.
 
 def test_a_personal_memory_cannot_replace_a_project_one(remember, api, acme, visible_count):
     fact = remember(acme.admin_token, "Web deploys need two approvals.", project="web")["memory"]["id"]
@@ -181,7 +181,7 @@ def test_the_judge_does_not_retire_for_a_less_visible_successor(remember, acme):
         assert Conflict.objects.filter(a_id=fact["id"], b_id=mine["id"], status="open").count() == 1
 
 
-# Defect 6: a restore undoes exactly what the retirement did, whatever the restorer can see.
+# A restore undoes exactly what the retirement did, whatever the restorer can see.
 
 def test_restore_undoes_the_link_when_the_restorer_cannot_see_the_successor(remember, api, acme):
     note = remember(acme.member_token, "My laptop needs the VPN profile v2.", scope="personal")["memory"]["id"]

@@ -1,8 +1,8 @@
 """A watcher token adds, it never takes away: its memory powers (docs/API.md, "Watcher tokens"), through HTTP."""
 import pytest
 
-from tests.memory.test_remember import supersedes
-from tests.watchers import mint_watcher, refused
+from tests.support.memories import supersedes
+from tests.support.watchers import mint_watcher, refused
 
 
 @pytest.fixture

@@ -1,8 +1,8 @@
-"""Write rules of issue 11 (defects 3 and 7): a token whose default project the user has left, sources that write
-tasks, a strict recall query, the cap on links, and reviews left running by a crashed worker."""
+"""Rules at the edge of a write: a token whose default project the user has left, sources that write tasks, a strict
+recall query and the cap on links (reviews left running by a crashed worker: tests/hygiene/test_stale_reviews.py)."""
 import pytest
 
-from tests.conftest import Tenant
+from tests.support.tenants import Tenant
 
 
 def test_a_member_removed_from_the_default_project_of_their_token_gets_404_on_writes(api, acme: Tenant):

@@ -250,6 +250,7 @@ def test_bootstrap_command_prints_one_json_line_with_a_working_token(api, db, ca
     assert api(again["token"]).get("/api/v1/me").json()["projects"] == ["qa", "tps"]
 
 
+@pytest.mark.slow
 def test_the_openapi_document_validates_without_warnings(db, tmp_path):
     from django.core.management import call_command
 

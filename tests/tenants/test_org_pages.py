@@ -12,9 +12,10 @@ from plumbing.errors import Code, Forbidden, StateConflict
 from tenants import rls
 from tenants.auth import SESSION_ORG_KEY, load_principal
 from tenants.models import ApiToken, Membership, Project, User
-from tenants.services import _token_create, membership_role_change
-from tests.pages import signed_in
-from tests.watchers import mint_watcher
+from tenants.services import membership_role_change
+from tests.support.pages import signed_in
+from tests.support.tenants import issue_token
+from tests.support.watchers import mint_watcher
 
 PASSWORD = "correct horse battery staple"
 ORG_PAGES = ["/org/", "/org/users", "/org/projects", "/org/projects/web", "/org/tokens", "/org/settings"]
@@ -392,7 +393,7 @@ def test_a_post_without_the_csrf_token_is_refused(api, acme):
 
 @pytest.mark.parametrize("path, make_rows", [
     ("/org/tokens", lambda tenant, n: [
-        _token_create(org=tenant.org, user=tenant.member, name=f"agent {i}", writer="agent", project=tenant.web)
+        issue_token(tenant, tenant.member, f"agent {i}", "agent", tenant.web)
         for i in range(n)]),
     ("/org/users", lambda tenant, n: [
         Membership.objects.create(org=tenant.org, user=User.objects.create_user(email=f"user{i}@acme.test"),

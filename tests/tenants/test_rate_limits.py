@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from tests.test_openapi import _concrete, documented, operations
+from tests.support.openapi import concrete, documented, operations
 
 
 @pytest.fixture
@@ -47,6 +47,7 @@ def test_bad_tokens_are_not_counted(api, acme, limit):
     assert api(acme.member_token).get("/api/v1/me").status_code == 200
 
 
+@pytest.mark.slow
 def test_the_window_resets(api, acme, limit):
     limit(2, window=2)
     member = api(acme.member_token)
@@ -64,7 +65,7 @@ def test_every_operation_answers_429_over_the_limit(api, acme, limit, api_calls)
     admin = api(acme.admin_token)
     assert admin.get("/api/v1/me").status_code == 200
     for method, path, _ in operations():
-        response = getattr(admin, method.lower())(_concrete(path), {}, format="json")
+        response = getattr(admin, method.lower())(concrete(path), {}, format="json")
         assert response.status_code == 429, (method, path, response.content)
     assert {operation_id for operation_id, status in documented(range(429, 430))} == {
         operation["operationId"] for _, _, operation in operations()

@@ -7,22 +7,13 @@ from django.db import connection, transaction
 from rq import SimpleWorker
 
 from tenants import rls
-from tests.conftest import build_tenant
+from tests.support.tenants import build_tenant, tenant_tables
 
 
 def _rows(sql: str, params=None) -> list[tuple]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params or [])
         return cursor.fetchall()
-
-
-def tenant_tables() -> list[str]:
-    """Every table of our apps: each one is tenant data (users included: visible only to fellow members)."""
-    return sorted(
-        model._meta.db_table
-        for app in ("tenants", "memory", "hygiene")
-        for model in apps.get_app_config(app).get_models()
-    )
 
 
 def test_tests_run_as_an_unprivileged_app_role_that_owns_nothing(db):
@@ -203,6 +194,7 @@ def visible_project_slugs() -> list[str]:
     return [row[0] for row in _rows("SELECT slug FROM tenants_project ORDER BY slug")]
 
 
+@pytest.mark.slow
 def test_rq_jobs_run_under_the_identity_they_were_enqueued_with(committed):
     acme, globex = build_tenant("acme"), build_tenant("globex")
     queue = django_rq.get_queue("default")

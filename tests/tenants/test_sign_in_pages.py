@@ -13,7 +13,7 @@ from django.test import Client
 from tenants import rls
 from tenants.auth import SESSION_ORG_KEY
 from tenants.sign_in import sign_in_link
-from tests.pages import signed_in
+from tests.support.pages import signed_in
 
 GOOD_PASSWORD = "correct horse battery staple"
 
@@ -81,6 +81,7 @@ def test_a_weak_password_is_refused_next_to_its_field_and_the_link_stays_valid(a
     assert set_password_by_link(client, path).status_code == 302
 
 
+@pytest.mark.slow
 def test_a_user_with_a_password_may_keep_it(acme):
     first = link_path(acme, acme.member)
     assert set_password_by_link(Client(), first).status_code == 302
@@ -105,6 +106,7 @@ def test_a_bad_link_is_refused(acme, settings, spoil):
     assert SESSION_ORG_KEY not in client.session
 
 
+@pytest.mark.slow
 def test_wrong_passwords_get_one_answer_and_then_the_throttle(acme, settings):
     set_password_by_link(Client(), link_path(acme, acme.member))
     client = Client()
@@ -129,6 +131,7 @@ def test_invalid_sign_in_input_is_shown_next_to_its_field(db):
     assert answer.content.count(b'class="errorlist"') >= 3
 
 
+@pytest.mark.slow
 def test_next_never_leaves_the_site(acme):
     set_password_by_link(Client(), link_path(acme, acme.member))
     answer = Client().post("/sign-in", {"org": "acme", "email": "member@acme.test", "password": GOOD_PASSWORD,
@@ -192,6 +195,7 @@ def test_a_form_sent_after_the_session_ended_signs_in_back_to_the_page_it_was_on
     assert elsewhere["Location"] == "/sign-in?next=/"
 
 
+@pytest.mark.slow
 def test_an_admin_of_another_organization_cannot_take_over_an_account(acme, globex):
     """One password serves every organization of a person: globex's admin adds acme's member and gets a sign-in
     link for them, which must not set a new password (it would open acme too). Only an operator's link resets."""

@@ -1,5 +1,5 @@
 """A watcher token never elevates: it mints only watcher tokens, revokes only itself, administers nothing."""
-from tests.watchers import mint_watcher, refused
+from tests.support.watchers import mint_watcher, refused
 
 
 def _token_ids(api, token: str) -> set[str]:

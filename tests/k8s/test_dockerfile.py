@@ -16,7 +16,7 @@ from embedded_stack.launcher import server_command
 from k8s.render import pod_spec, render
 from k8s.runtime_requirements import BUILD_ONLY, WITHOUT_DEPENDENCIES, project_name, runtime_requirements
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BUILD_TOOLS = re.compile(r"\b(build-essential|gcc|g\+\+|clang|make|cmake|[\w.+-]+-dev)\b")
 TORCH_FAMILY = {"torch", "sentence-transformers", "transformers"}
 
@@ -75,7 +75,7 @@ def test_multi_stage_with_a_non_root_final_stage_without_build_tools(dockerfile)
         if keyword == "COPY" and arguments.startswith("--from="):
             assert arguments.split()[0].removeprefix("--from=") in names
     # The pods of the app's image run as the image's user.
-    from tests.test_k8s import app_containers
+    from tests.support.k8s import app_containers
 
     for overlay in ("dev", "prod"):
         for resource, _ in app_containers(render(ROOT / "k8s" / "overlays" / overlay)):
@@ -95,8 +95,8 @@ def test_model_exported_at_build_time_into_the_directory_the_pods_read(dockerfil
         for keyword, arguments in s["instructions"])]
     assert exporting
     assert ("COPY", f"--from={exporting[0]} {model_dir} {model_dir}") in final["instructions"]
-    # Every variable the image sets for the app is a setting in the README's table (tests/test_k8s.py's rule).
-    from tests.test_k8s import readme_variables, settings_variables
+    # Every variable the image sets for the app is a setting in the README's table (tests/k8s/test_manifests.py's rule).
+    from tests.support.k8s import readme_variables, settings_variables
 
     app_env = set(env) - {"PATH", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED"}
     assert app_env <= settings_variables() & readme_variables()
@@ -143,6 +143,7 @@ def test_runtime_requirements_pull_in_no_torch():
     assert "torch" in BUILD_ONLY
 
 
+@pytest.mark.slow
 def test_the_runtime_imports_no_torch():
     """The web app (config.asgi, with its start-up: the model warmed), the review job with the embedded judge and the
     flusher, in a fresh interpreter: none of them imports torch, transformers or sentence-transformers."""

@@ -4,6 +4,7 @@ import secrets
 import subprocess
 import sys
 
+import pytest
 from django.conf import settings
 from django.test import Client
 
@@ -26,12 +27,14 @@ def check_deploy(**env: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_check_deploy_is_clean_behind_tls():
     result = check_deploy(**PRODUCTION, ZM_HTTPS="true")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues (2 silenced)." in result.stdout
 
 
+@pytest.mark.slow
 def test_check_deploy_flags_plain_http_and_debug():
     result = check_deploy(**{**PRODUCTION, "DEBUG": "true"})
     assert result.returncode != 0

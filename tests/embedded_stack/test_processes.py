@@ -16,6 +16,7 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root runs Postgres as a system user; others own their checkout")
 def test_root_runs_postgres_from_a_checkout_other_users_cannot_enter(tmp_path: Path):
     # A clone in a 0700 directory, its virtualenv (the bundled binaries and their libraries) inside it.

@@ -5,7 +5,6 @@ the README's Configuration table), the ports, the web server's command, /healthz
 import inspect
 import math
 import re
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import kubernetes_validate
@@ -15,35 +14,14 @@ from django.urls import resolve
 from plumbing.health import healthz
 from embedded_stack.launcher import WORKER_ARGS, server_command
 from hygiene.judge.vllm import VllmJudge
-from k8s.render import pod_spec, pod_template, render, split_image
+from k8s.render import pod_spec, pod_template, render
+from tests.support.k8s import ROOT, WORKLOADS, app_containers, readme_variables, settings_variables
 
-ROOT = Path(__file__).resolve().parent.parent
 OVERLAYS = ["dev", "prod"]
 KUBERNETES_VERSION = "1.37.0"
-APP_IMAGE = "zero-memory"  # the repository name the manifests use; overlays rename it (images:)
 SECRET = "zero-memory-secrets"
 SECRET_KEYS = {"SECRET_KEY", "DATABASE_URL", "DATABASE_OWNER_URL", "JUDGE_VLLM_API_KEY"}
 CONFIG = "zero-memory-config"
-WORKLOADS = {"Deployment", "StatefulSet", "Job", "CronJob"}
-
-
-def settings_variables() -> set[str]:
-    """Every environment variable the settings (and the launcher: WEB_WORKERS, HOST, PORT) read."""
-    pattern = re.compile(r'(?:os\.environ(?:\.get|\.setdefault)?[\[(]\s*|_env_bool\()"([A-Z_0-9]+)"')
-    names: set[str] = set()
-    for module in ("config/settings.py", "embedded_stack/launcher.py"):
-        names |= set(pattern.findall((ROOT / module).read_text()))
-    return names
-
-
-def readme_variables() -> set[str]:
-    """The names in the first column of the README's Configuration table."""
-    section = (ROOT / "README.md").read_text().split("## Configuration", 1)[1].split("\n## ", 1)[0]
-    names: set[str] = set()
-    for line in section.splitlines():
-        if line.startswith("| `"):
-            names |= set(re.findall(r"`([A-Z_0-9]+)`", line.split("|")[1]))
-    return names
 
 
 @pytest.fixture(scope="module", params=OVERLAYS)
@@ -55,17 +33,6 @@ def by(resources: list[dict], kind: str, name: str) -> dict:
     matches = [r for r in resources if r["kind"] == kind and r["metadata"]["name"] == name]
     assert len(matches) == 1, f"{kind}/{name}: {len(matches)} found"
     return matches[0]
-
-
-def app_containers(resources: list[dict]) -> list[tuple[dict, dict]]:
-    """(workload, container) for every container, init containers too, that runs the app's image."""
-    found = []
-    for resource in resources:
-        spec = pod_spec(resource) if resource["kind"] in WORKLOADS else None
-        for container in (spec or {}).get("initContainers", []) + (spec or {}).get("containers", []):
-            if split_image(container["image"])[0].rsplit("/", 1)[-1] == APP_IMAGE:
-                found.append((resource, container))
-    return found
 
 
 def config_data(resources: list[dict], name: str = CONFIG) -> dict[str, str]:

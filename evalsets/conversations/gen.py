@@ -1,4 +1,5 @@
-"""Generate tests/eval/conversations.json from the conversation scripts: cd tests/eval/conversations_source && python gen.py ../conversations.json
+"""Generate tests/eval/conversations.json from the conversation scripts:
+cd evalsets/conversations && python gen.py ../../tests/eval/conversations.json
 
 The scripts (c_*.py) hold each conversation turn by turn with its labels (dsl.py); filler.py and extras.py the small
 talk and details that answer nothing. Output is deterministic (seeded): regenerating without edits gives the same file.

@@ -1,13 +1,13 @@
-"""Bodies, paths, query strings and headers that Postgres or the parser cannot take answer 4xx in the envelope
-(issue 11, defect 2), never 500."""
+"""Bodies, paths, query strings and headers that Postgres or the parser cannot take answer 4xx in the envelope,
+never 500."""
 import base64
 import http.client
 import json
 
 import pytest
 
-from tests.conftest import build_tenant
-from tests.stack import served, stack_env
+from tests.support.tenants import build_tenant
+from tests.support.stack import served, stack_env
 
 MEM = "mem_01HZZZZZZZZZZZZZZZZZZZZZZZ"
 CON = "cfl_01HZZZZZZZZZZZZZZZZZZZZZZZ"
@@ -168,6 +168,7 @@ def test_a_70_kb_authorization_header_that_reaches_django_is_401_in_the_envelope
 
 
 
+@pytest.mark.slow
 def test_oversized_headers_on_the_served_stack_are_401_in_the_envelope(committed, tmp_path):
     """make run's server (uvicorn with httptools) passes header blocks of any size seen on to Django, which answers
     them in the envelope (the issue saw an HTML 431 from another server in front)."""

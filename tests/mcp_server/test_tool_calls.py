@@ -5,7 +5,7 @@ from django.db import OperationalError
 
 from mcp_server.endpoint import authenticate, error_answer, run_tool
 from mcp_server.tools import TOOLS
-from tests.conftest import build_tenant
+from tests.support.tenants import build_tenant
 
 
 def test_errors_get_the_rest_status_and_envelope():

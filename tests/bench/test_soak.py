@@ -4,10 +4,12 @@ then no 5xx, no request without an answer, only the expected refusals, and every
 import os
 import subprocess
 
+import pytest
+
 from bench.soak import check_invariants, format_report, run_soak, soak_tokens
 from embedded_stack.launcher import WORKER_ARGS
 from memory.outbox import review_queue
-from tests.stack import MANAGE, served, stack_env
+from tests.support.stack import MANAGE, served, stack_env
 
 SECONDS = float(os.environ.get("SOAK_SECONDS", "60"))
 CLIENTS = 4
@@ -15,6 +17,7 @@ CLIENTS = 4
 EXPECTED_REFUSALS = {"not_live", "already_live", "successor_not_live"}
 
 
+@pytest.mark.slow
 def test_a_bounded_soak_keeps_every_invariant(committed, tmp_path, settings):
     tokens = soak_tokens(CLIENTS)
     # The soak measures the lifecycle under load, not the rate limit (tests/tenants/test_rate_limits.py does that).
@@ -44,7 +47,7 @@ def test_the_invariant_queries_see_what_they_look_for(committed, api, remember):
     """Each query counts a broken row when one is made (as the owner, behind the app's back)."""
     from django.db import connections
 
-    from tests.conftest import build_tenant
+    from tests.support.tenants import build_tenant
 
     acme = build_tenant("acme")
     first = remember(acme.admin_token, "Deploys go out on Monday.", project="web")["memory"]["id"]

@@ -1,4 +1,4 @@
-"""The kustomize subset of k8s/render.py, on small kustomizations written here (tests/test_k8s.py renders k8s/)."""
+"""The kustomize subset of k8s/render.py, on small kustomizations written here (tests/k8s/test_manifests.py renders k8s/)."""
 from pathlib import Path
 
 import pytest

@@ -20,9 +20,10 @@ from mcp.shared.exceptions import MCPError
 
 from tenants import rls
 from tenants.models import ApiToken
-from tenants.services import _token_create
-from tests.conftest import Tenant, build_tenant, truncate_all_tables
-from tests.stack import call, served, stack_env
+from tests.support.tenants import Tenant, build_tenant, issue_token, truncate_all_tables
+from tests.support.stack import call, served, stack_env
+
+pytestmark = pytest.mark.slow
 
 TOOLS = {"remember", "recall", "forget", "restore_memory", "link", "get_memory", "list_conflicts",
          "resolve_conflict", "list_loops", "add_check"}
@@ -36,8 +37,7 @@ def stack(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[tupl
             tenants = {slug: build_tenant(slug) for slug in ("acme", "globex")}
             acme = tenants["acme"]
             with rls.tenant_scope(acme.scope):
-                _, watcher = _token_create(org=acme.org, user=acme.admin, name="watcher",
-                                           writer=ApiToken.Writer.WATCHER, project=acme.web)
+                _, watcher = issue_token(acme, acme.admin, "watcher", ApiToken.Writer.WATCHER, acme.web)
             env = stack_env(WEB_THREADS="8", DB_POOL_MIN_SIZE="1", DB_POOL_MAX_SIZE="2", DB_POOL_TIMEOUT="2")
             with served(env, tmp_path_factory.mktemp("mcp") / "server.log") as port:
                 yield port, tenants, watcher

@@ -10,16 +10,20 @@ import threading
 import time
 from dataclasses import dataclass
 
+import pytest
 import redis
 from django.conf import settings
 
 from embedded_stack.launcher import server_env
 from embedded_stack.processes import EmbeddedPostgres
-from tests.stack import MANAGE, call, served, spare_port
+from tests.support.stack import MANAGE, call, served, spare_port
+
+pytestmark = pytest.mark.slow
 
 CLIENTS = 4
 POOL_TIMEOUT = 2.0  # DB_POOL_TIMEOUT of the server: how long a request may wait for Postgres before its 503
 OUTAGE = 4.0  # seconds Postgres stays down
+WARM_ANSWERS = 20  # answers before the outage and after the recovery: 5 per client
 
 
 @dataclass
@@ -50,6 +54,13 @@ def _client(port: int, token: str, n: int, stop: threading.Event, answers: list[
                               reply.get("error", {}).get("code"), memory_id))
 
 
+def _wait_for(condition, timeout: float = 60) -> None:
+    """Poll until the condition holds or the timeout passes (the assertions after it tell which)."""
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def test_postgres_restarted_under_load_answers_503_then_recovers(tmp_path):
     pg_port = spare_port()
     postgres = EmbeddedPostgres(tmp_path / "data", pg_port)
@@ -74,7 +85,7 @@ def test_postgres_restarted_under_load_answers_503_then_recovers(tmp_path):
             for client in clients:
                 client.start()
             try:
-                time.sleep(2)
+                _wait_for(lambda: sum(a.status in (200, 201) for a in list(answers)) >= WARM_ANSWERS)  # under load
                 down = time.monotonic()
                 postgres.stop()
                 time.sleep(OUTAGE)
@@ -85,7 +96,8 @@ def test_postgres_restarted_under_load_answers_503_then_recovers(tmp_path):
                         a.started > up and a.status in (200, 201) for a in list(answers)):
                     time.sleep(0.2)
                 recovered = time.monotonic()
-                time.sleep(2)  # the clients go on against the recovered stack
+                # The clients go on against the recovered stack: enough answers for every pooled connection to serve
+                _wait_for(lambda: sum(a.started > recovered for a in list(answers)) >= WARM_ANSWERS)
             finally:
                 stop.set()
                 for client in clients:

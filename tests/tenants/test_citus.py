@@ -8,8 +8,8 @@ from django.db import DatabaseError, connection, connections, transaction
 from memory.models import Check, Conflict, Link, Memory, Verdict
 from tenants import rls
 from tenants.migrations import _citus
-from tests.conftest import build_tenant
-from tests.tenants.test_row_level_security import tenant_tables
+from tests.support.tenants import build_tenant
+from tests.support.tenants import tenant_tables
 
 # What create_distributed_table and create_reference_table refuse (Citus documentation, "Creating and Modifying
 # Distributed Objects", and policy.c): a unique index without the distribution column, a foreign key to a table

@@ -5,8 +5,12 @@ import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from tests.conftest import build_tenant
-from tests.stack import call, served, stack_env
+import pytest
+
+from tests.support.tenants import build_tenant
+from tests.support.stack import call, served, stack_env
+
+pytestmark = pytest.mark.slow
 
 BURST = 50
 POOL_SIZE = 3  # far fewer connections than requests in flight: each one is reused by both tenants

@@ -1,6 +1,6 @@
 """The OpenAPI document against real responses.
 
-Every response of every API test is checked against the document by the test client (tests/openapi.py). These tests
+Every response of every API test is checked against the document by the test client (tests/support/openapi.py). These tests
 make sure that covers the whole document: every operation is walked to each of its success statuses, and the error
 statuses that plumbing/schema.py adds by rule are produced for every operation they are documented on.
 """
@@ -13,27 +13,10 @@ import pytest
 from memory.models import Conflict
 from tenants import rls
 from tenants.auth import SESSION_ORG_KEY
-from tests.openapi import ResponseMismatch, ValidatingClient, check_response, document, validator
-
-MISSING_MEMORY = "mem_01ARZ3NDEKTSV4RRFFQ69G5FAV"
-
-
-def operations() -> list[tuple[str, str, dict]]:
-    return [
-        (method.upper(), path, operation)
-        for path, item in document()["paths"].items()
-        for method, operation in item.items()
-        if method in ("get", "post", "put", "patch", "delete")
-    ]
-
-
-def documented(statuses: range) -> set[tuple[str, int]]:
-    return {
-        (operation["operationId"], int(status))
-        for _, _, operation in operations()
-        for status in operation["responses"]
-        if int(status) in statuses
-    }
+from tests.support.openapi import (
+    MISSING_MEMORY, ResponseMismatch, ValidatingClient, check_response, concrete, document, documented, operations,
+    validator,
+)
 
 
 def test_every_operation_answers_each_success_status_as_documented(api, acme, remember, api_calls):
@@ -107,13 +90,6 @@ def test_every_error_answer_is_documented_as_the_envelope():
             assert response["description"], (method, path, status)
 
 
-def _concrete(path: str) -> str:
-    """The path with a parameter value that names nothing (a well-formed one, so routing and parsing pass)."""
-    values = {"memory_id": MISSING_MEMORY, "user_id": str(uuid.uuid4()), "conflict_id": "cfl_missing",
-              "token_id": "tok_missing", "slug": "no-such-project", "source_id": "no-such-source"}
-    return re.sub(r"\{(\w+)\}", lambda match: values[match.group(1)], path)
-
-
 # The smallest body each operation accepts, so that a request gets past validation to the lookup.
 VALID_BODIES = {
     "memory_check": {"outcome": "pass", "detail": "x"},
@@ -130,6 +106,7 @@ def _invalid_query(operation: dict) -> str:
     return f"?{name}=not-a-choice"
 
 
+@pytest.mark.slow
 def test_the_error_statuses_documented_by_rule_are_the_ones_sent(api, acme, api_calls):
     """plumbing/schema.py documents 401 everywhere, 400 with a body or query parameters, 413 and 415 with a body, 404 with path
     parameters, and 403 on unsafe methods (a session without its CSRF token) and admin-only reads; each of them is
@@ -142,7 +119,7 @@ def test_the_error_statuses_documented_by_rule_are_the_ones_sent(api, acme, api_
     state.save()
     anonymous, admin, member = api(), api(acme.admin_token), api(acme.member_token)
     for method, path, operation in operations():
-        verb, target, responses = method.lower(), _concrete(path), operation["responses"]
+        verb, target, responses = method.lower(), concrete(path), operation["responses"]
         assert getattr(anonymous, verb)(target).status_code == 401
         assert admin.options(target).status_code == 405  # not in the document: refused in the envelope
         if "requestBody" in operation:

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import connections
 
 from embedded_stack.backup import backup, restore
-from tests.conftest import build_tenant
+from tests.support.tenants import build_tenant
 
 CATALOG = {
     "rls": "SELECT relname, relrowsecurity, relforcerowsecurity FROM pg_class"
@@ -61,6 +61,7 @@ def restored_databases(django_db_blocker):
             conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
 
 
+@pytest.mark.slow
 def test_a_restored_backup_keeps_isolation_grants_functions_and_vectors(committed, remember, tmp_path: Path,
                                                                        restored_databases):
     acme, globex = build_tenant("acme"), build_tenant("globex")
@@ -91,6 +92,7 @@ def test_a_restored_backup_keeps_isolation_grants_functions_and_vectors(committe
     assert seen == expected and all(len(ids) == 2 for ids in seen.values())
 
 
+@pytest.mark.slow
 def test_restoring_over_an_existing_database_keeps_the_old_one(committed, remember, tmp_path: Path,
                                                              restored_databases):
     acme = build_tenant("acme")

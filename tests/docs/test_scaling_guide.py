@@ -3,7 +3,7 @@ drifted from the code."""
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "scaling.md"
 
 

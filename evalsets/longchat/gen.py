@@ -1,6 +1,6 @@
-"""Generate the long-chat evaluation set: cd tests/eval/longchat_source && python3 gen.py
+"""Generate the long-chat evaluation set: cd evalsets/longchat && python3 gen.py
 
-Writes ../longchat_tune.json and ../longchat_heldout.json. The conversations (conv_*.py) hold what is said about
+Writes tests/eval/longchat_tune.json and tests/eval/longchat_heldout.json. The conversations (conv_*.py) hold what is said about
 each slot and the questions about it (dsl.py); filler.py holds what the turns are mostly about. Every conversation
 has its own seeded random generator, so the output is deterministic: rerunning without edits gives identical bytes.
 """
@@ -20,7 +20,8 @@ from filler import SESSION_OPEN, TOPICS, WORDS, fill
 
 SEED = 20260301
 HERE = Path(__file__).resolve().parent
-OUT = {"tune": HERE.parent / "longchat_tune.json", "heldout": HERE.parent / "longchat_heldout.json"}
+EVAL = HERE.parents[1] / "tests" / "eval"  # where the tests read the sets
+OUT = {"tune": EVAL / "longchat_tune.json", "heldout": EVAL / "longchat_heldout.json"}
 USERS = {"maya": {"projects": ["atlas", "harbor"]}, "tom": {"projects": ["atlas", "quill"]},
          "lena": {"projects": ["harbor", "orchard"]}, "raj": {"projects": ["orchard", "quill"]}}
 ALL = {c.id: c for m in (conv_personal_a, conv_personal_b, conv_project_a, conv_project_b) for c in m.CONVS}

@@ -158,3 +158,32 @@ class ValidatingClient(APIClient):
         if operation is not None:
             self.calls.append((operation, response.status_code))
         return response
+
+
+# The operations of the document, and paths to them that name nothing (the rate limit and error-status tests).
+MISSING_MEMORY = "mem_01ARZ3NDEKTSV4RRFFQ69G5FAV"
+
+
+def operations() -> list[tuple[str, str, dict]]:
+    return [
+        (method.upper(), path, operation)
+        for path, item in document()["paths"].items()
+        for method, operation in item.items()
+        if method in ("get", "post", "put", "patch", "delete")
+    ]
+
+
+def documented(statuses: range) -> set[tuple[str, int]]:
+    return {
+        (operation["operationId"], int(status))
+        for _, _, operation in operations()
+        for status in operation["responses"]
+        if int(status) in statuses
+    }
+
+
+def concrete(path: str) -> str:
+    """The path with a parameter value that names nothing (a well-formed one, so routing and parsing pass)."""
+    values = {"memory_id": MISSING_MEMORY, "user_id": str(uuid.uuid4()), "conflict_id": "cfl_missing",
+              "token_id": "tok_missing", "slug": "no-such-project", "source_id": "no-such-source"}
+    return re.sub(r"\{(\w+)\}", lambda match: values[match.group(1)], path)
