@@ -249,7 +249,7 @@ def review_decide(*, work: ReviewWork, verdicts: list, judge: Judge, latency_ms:
              for i, (candidate, verdict, pair) in enumerate(zip(work.candidates, verdicts, work.pairs))]
     acting = acting_verdicts(verdicts, [action for action, _ in ruled])
     decisions = [
-        _decide(work.memory_id, candidate, verdict, judge, latency_ms, principal, acting.get(i, Action.RECORD),
+        decide_pair(work.memory_id, candidate, verdict, judge, latency_ms, principal, acting.get(i, Action.RECORD),
                 ruled[i][1])
         for i, (candidate, verdict) in enumerate(zip(work.candidates, verdicts))
     ]
@@ -270,7 +270,7 @@ def acting_verdicts(verdicts: list, actions: list[Action]) -> dict[int, Action]:
             for rank, i in enumerate(order)}
 
 
-def _decide(memory_id: str, candidate: Candidate, verdict, judge, latency_ms: float, principal: Principal,
+def decide_pair(memory_id: str, candidate: Candidate, verdict, judge, latency_ms: float, principal: Principal,
             action: Action | None = None, refused: str = "") -> str:
     """Act on one verdict: `action` as chosen for the whole write (acting_verdicts); alone, the rule's own."""
     # Lock both and re-read: the state may have moved while the judge was thinking.

@@ -28,7 +28,7 @@ _local = threading.local()
 
 
 @functools.lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     """A word stemmed as Postgres's `english` configuration does. Snowball's stemmer keeps its state on the object
     while it works, so each thread has its own (web threads share this module: one shared stemmer failed under the
     soak's concurrent recalls)."""
@@ -82,18 +82,18 @@ _TOKEN = re.compile(
     re.IGNORECASE,
 )
 # What a count counts, when the next word says so: "14 days" and "50,000 users" are not two values of one thing.
-UNITS = {_stem(w) for w in """user person people guest attendee member tester volunteer customer item step page room
+UNITS = {stem(w) for w in """user person people guest attendee member tester volunteer customer item step page room
 floor seat ticket request call credit screen model dashboard report table row file test node broker server instance
 metre meter kilometre km mile kg gb mb tb megabit""".split()}
 # A span of time is one quantity whatever its unit: "60 seconds" and "5 minutes" are two values of one TTL.
-SPANS = {_stem(w) for w in "second minute hour day night week weekend month year".split()}
+SPANS = {stem(w) for w in "second minute hour day night week weekend month year".split()}
 # Two statements answering a query by meaning are about the same thing at this cosine or nearer (all-MiniLM-L6-v2).
 # On the long conversations' tuning half (offline, over the top 10 by meaning): at 0.6, added to the word rule, 0.52
 # of the changed facts returned with their old value were flagged instead of 0.23, and flags on the answers to
 # questions whose answer never changed stayed at 4 of 42; at 0.5, 0.55 and 9 of 42.
 SAME_THING = 0.6
 # Words of a value's unit: shared by two sentences ("euros", "days"), they say nothing of the subject.
-UNIT_WORDS = SPANS | {_stem(w) for w in "euro dollar pound usd eur gbp bucks percent".split()}
+UNIT_WORDS = SPANS | {stem(w) for w in "euro dollar pound usd eur gbp bucks percent".split()}
 # Capitalised words that name nothing (a sentence's opener): anything else capitalised is a name.
 OPENERS = STOP | set("""i'm i've i'll i'd we're we've we'll you're it's that's there's let's also maybe quick random
 side good great long short sorry oh ah hey hi hmm ugh well so thanks thank just not one two anyway btw fyi update
@@ -111,7 +111,7 @@ class Sentence:
 
 
 def stems(text: str) -> set[str]:
-    return {_stem(w) for w in re.findall(r"[a-z][a-z'’-]*", text.lower()) if w not in STOP and len(w) > 1}
+    return {stem(w) for w in re.findall(r"[a-z][a-z'’-]*", text.lower()) if w not in STOP and len(w) > 1}
 
 
 
@@ -124,7 +124,7 @@ def _count(number: str, text: str, end: int) -> str:
 
 def _count_unit(text: str, end: int) -> str | None:
     following = re.match(r"\s+(?:of\s+(?:the\s+)?)?([a-z]+)", text[end:].lower())
-    unit = _stem(following.group(1)) if following else None
+    unit = stem(following.group(1)) if following else None
     return "span" if unit in SPANS else unit if unit in UNITS else None
 
 

@@ -151,7 +151,6 @@ def test_the_runtime_imports_no_torch():
 import json, os, sys
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 import config.asgi
-from config.asgi import _start_up
 from memory.embeddings import embed_one, get_embedder
 embed_one("a sentence")
 import hygiene.jobs, hygiene.judge.local, memory.outbox

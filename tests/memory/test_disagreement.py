@@ -130,6 +130,6 @@ def test_words_are_stemmed_safely_from_many_threads():
     words = [f"{'abcdefghij'[i % 10]}{'klmnopqrst'[i // 10 % 10]}running{i}ations" for i in range(20000)]
     chunks = [words[i::8] for i in range(8)]
     with ThreadPoolExecutor(8) as pool:
-        stemmed = list(pool.map(lambda chunk: [disagreement._stem(w) for w in chunk], chunks))
-    disagreement._stem.cache_clear()
-    assert stemmed == [[disagreement._stem(w) for w in chunk] for chunk in chunks]
+        stemmed = list(pool.map(lambda chunk: [disagreement.stem(w) for w in chunk], chunks))
+    disagreement.stem.cache_clear()
+    assert stemmed == [[disagreement.stem(w) for w in chunk] for chunk in chunks]

@@ -175,7 +175,7 @@ def test_the_judge_does_not_retire_for_a_less_visible_successor(remember, acme):
     verdict = Judgement("supersedes", 0.99, "the TTL changed")
     with rls.tenant_scope(member_scope(acme)):
         principal = load_principal(member_scope(acme), token_id=None)
-        decision = hygiene._decide(mine["id"], candidate, verdict, get_judge(), 5.0, principal)
+        decision = hygiene.decide_pair(mine["id"], candidate, verdict, get_judge(), 5.0, principal)
         assert decision == "conflict"  # a human decides; nothing is retired on the judge's word
         assert Memory.objects.get(pk=fact["id"]).status == "live"
         assert Conflict.objects.filter(a_id=fact["id"], b_id=mine["id"], status="open").count() == 1
