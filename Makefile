@@ -5,11 +5,11 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test test-fast fuzz bench soak install clean-data backup restore
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml clients/python/pyproject.toml
 	@echo "[zero-memory] creating $(VENV) and installing the project (first time: a few minutes)"
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	@$(VENV)/bin/pip install --quiet --upgrade pip
-	@$(VENV)/bin/pip install --quiet -e '.[test,bench]'
+	@$(VENV)/bin/pip install --quiet -e '.[test,bench]' -e clients/python
 	@touch $(STAMP)
 
 install: $(STAMP)

@@ -1,0 +1,187 @@
+"""The asyncio client: the same methods as `ZeroMemory` (client.py), as coroutines over one `httpx.AsyncClient`."""
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from . import _core as ops
+from . import models
+from ._core import UNSET, Call, R, RetryPolicy
+from .errors import error_from_response, error_from_transport
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from .params import FeedFields, RecallFields, RememberFields
+
+
+class AsyncZeroMemory:
+    """A zero-memory server, as one token sees it.
+
+    >>> async with AsyncZeroMemory("http://127.0.0.1:8000", token) as zm:
+    ...     await zm.remember("Deploys go out on Monday.", kind="fact", project="web")
+    ...     (await zm.recall("when do deploys go out?")).results[0].memory.content
+
+    `timeout` (seconds, or an `httpx.Timeout`) applies to each attempt; `retries`, `backoff`, `max_backoff` and
+    `max_retry_after` make the `RetryPolicy` (see there for what is retried); `transport` is handed to httpx (a
+    `MockTransport` in tests, a custom one for proxies or mTLS). A non-2xx answer raises a `ZeroMemoryError`
+    subclass; no answer raises `ConnectionFailed`.
+    """
+
+    def __init__(self, base_url: str, token: str, *, timeout: float | httpx.Timeout = 10.0, retries: int = 3,
+                 backoff: float = 0.5, max_backoff: float = 8.0, max_retry_after: float = 60.0,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.retry_policy = RetryPolicy(retries=retries, backoff=backoff, max_backoff=max_backoff,
+                                        max_retry_after=max_retry_after)
+        self._http = httpx.AsyncClient(base_url=ops.base_url(base_url), headers=ops.headers(token), timeout=timeout,
+                                  transport=transport)
+
+    # --- plumbing ------------------------------------------------------------------------------------------------
+
+    async def __aenter__(self) -> AsyncZeroMemory:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def _sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+    async def send(self, call: Call[R]) -> R:
+        """Send one Call, retrying as `retry_policy` allows; the parsed answer or the error."""
+        attempt = 0
+        while True:
+            try:
+                response = await self._http.request(call.method, ops.API_PREFIX + call.path, params=call.params,
+                                              json=call.body)
+            except httpx.TransportError as exc:
+                wait = self.retry_policy.after_transport_error(call, exc, attempt)
+                if wait is None:
+                    raise error_from_transport(exc) from exc
+            else:
+                if response.is_success:
+                    return ops.result(call, response)
+                error = error_from_response(response)
+                wait = self.retry_policy.after_response(call, error, attempt)
+                if wait is None:
+                    raise error
+            await self._sleep(wait)
+            attempt += 1
+
+    # --- memories ------------------------------------------------------------------------------------------------
+
+    async def remember(self, content: str, **fields: Unpack[RememberFields]) -> models.RememberResult:
+        """Store a memory (`201`) or have it absorbed by dedup (`200`, `created` False). Declare what it replaces
+        with `links=[{"type": "supersedes", "dst": old_id, "reason": ...}]`."""
+        return await self.send(ops.remember(content, fields))
+
+    async def recall(self, query: str, **fields: Unpack[RecallFields]) -> models.RecallResult:
+        """The memories that answer `query`, ranked; iterate over the result for the hits."""
+        return await self.send(ops.recall(query, fields))
+
+    async def feed(self, *, cursor: str | None = None, **fields: Unpack[FeedFields]) -> models.FeedPage:
+        """One page of the feed, newest first; pass `next_cursor` back as `cursor` for the next (or use iter_feed)."""
+        return await self.send(ops.feed(cursor, fields))
+
+    async def iter_feed(self, **fields: Unpack[FeedFields]) -> AsyncIterator[models.Memory]:
+        """Every memory of the feed, page after page until `next_cursor` is null (keyset pages: stable while new
+        memories arrive)."""
+        cursor: str | None = None
+        while True:
+            page = await self.feed(cursor=cursor, **fields)
+            for memory in page.results:
+                yield memory
+            if page.next_cursor is None:
+                return
+            cursor = page.next_cursor
+
+    async def memory_detail(self, memory_id: str) -> models.MemoryDetail:
+        return await self.send(ops.memory_detail(memory_id))
+
+    async def memory_history(self, memory_id: str) -> tuple[models.Memory, ...]:
+        """The version chain through supersedes links, oldest first."""
+        return await self.send(ops.memory_history(memory_id))
+
+    async def memory_forget(self, memory_id: str, *, reason: str | None = UNSET) -> models.Memory:
+        return await self.send(ops.memory_forget(memory_id, reason))
+
+    async def memory_restore(self, memory_id: str) -> models.Memory:
+        return await self.send(ops.memory_restore(memory_id))
+
+    async def memory_purge(self, memory_id: str, reason: str, *, whole_chain: bool = UNSET) -> None:
+        """The one deletion (org admins): the memory, or with `whole_chain` every version, is gone for good."""
+        await self.send(ops.memory_purge(memory_id, reason, whole_chain))
+
+    async def link_create(self, src: str, dst: str, type: str, *, reason: str | None = UNSET) -> models.Link:
+        """A graph edge; even `type="supersedes"` retires nothing here (declare it in remember to retire)."""
+        return await self.send(ops.link_create(src, dst, type, reason))
+
+    async def memory_check(self, memory_id: str, outcome: str, detail: str, *,
+                     corrected_by: str | None = UNSET) -> models.Check:
+        return await self.send(ops.memory_check(memory_id, outcome, detail, corrected_by))
+
+    async def loops(self, *, project: str = UNSET, state: str = UNSET) -> tuple[models.Memory, ...]:
+        return await self.send(ops.loops(project, state))
+
+    async def source_put(self, source_id: str, content: str, *, version: str | None = UNSET, url: str | None = UNSET,
+                   kind: str = UNSET, project: str | None = UNSET) -> models.SourceResult:
+        return await self.send(ops.source_put(source_id, content, version, url, kind, project))
+
+    async def source_versions(self, source_id: str) -> tuple[models.Memory, ...]:
+        return await self.send(ops.source_versions(source_id))
+
+    async def conflicts_list(self, *, status: str = UNSET) -> tuple[models.Conflict, ...]:
+        return await self.send(ops.conflicts_list(status))
+
+    async def conflicts_resolve(self, conflict_id: str, decision: str, *,
+                                winner: str | None = UNSET) -> models.Conflict:
+        return await self.send(ops.conflicts_resolve(conflict_id, decision, winner))
+
+    async def stats(self) -> models.Stats:
+        return await self.send(ops.stats())
+
+    # --- tenancy -------------------------------------------------------------------------------------------------
+
+    async def me(self) -> models.Me:
+        return await self.send(ops.me())
+
+    async def projects_list(self) -> tuple[models.Project, ...]:
+        return await self.send(ops.projects_list())
+
+    async def projects_create(self, slug: str, *, name: str = UNSET) -> models.Project:
+        return await self.send(ops.projects_create(slug, name))
+
+    async def project_members_add(self, slug: str, user_id: str) -> models.ProjectMember:
+        return await self.send(ops.project_members_add(slug, user_id))
+
+    async def project_members_remove(self, slug: str, user_id: str) -> None:
+        await self.send(ops.project_members_remove(slug, user_id))
+
+    async def users_list(self) -> tuple[models.User, ...]:
+        return await self.send(ops.users_list())
+
+    async def users_add(self, email: str, *, role: str = UNSET) -> models.User:
+        return await self.send(ops.users_add(email, role))
+
+    async def tokens_list(self) -> tuple[models.Token, ...]:
+        return await self.send(ops.tokens_list())
+
+    async def tokens_issue(self, name: str, writer: str, *, project: str | None = UNSET,
+                     user_id: str = UNSET) -> models.IssuedToken:
+        """A new token; its secret (`.token`) is shown this once."""
+        return await self.send(ops.tokens_issue(name, writer, project, user_id))
+
+    async def tokens_revoke(self, token_id: str) -> None:
+        await self.send(ops.tokens_revoke(token_id))
+
+    async def org_settings_get(self) -> models.OrgSettings:
+        return await self.send(ops.org_settings_get())
+
+    async def org_settings_update(self, *, require_supersede_reason: bool) -> models.OrgSettings:
+        return await self.send(ops.org_settings_update(require_supersede_reason))
