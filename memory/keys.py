@@ -11,7 +11,12 @@ import json
 
 from django.db import connection
 
+from memory.models import Memory
+from memory.normalize import content_hash
+from plumbing.errors import Code, Forbidden, Invalid
 from tenants import rls
+from tenants.auth import Principal
+from tenants.models import Project
 
 
 def key_hash(namespace: list[str] | None, key: str) -> str:
@@ -32,3 +37,38 @@ def key_holder(digest: str) -> str | None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT zm_key_holder(%s)", [digest])
         return cursor.fetchone()[0]
+
+
+def claim(namespace: list[str] | None, key: str | None, *, declared: list[str]) -> str | None:
+    """For a keyed write: take the key's lock and answer its live holder, which the write replaces (None when there
+    is none, or when the write declares it as a supersedes link of its own)."""
+    if key is None:
+        return None
+    digest = key_hash(namespace, key)
+    lock_key(digest)
+    holder = key_holder(digest)
+    return None if holder in declared else holder
+
+
+def require_visible(holder: str, locked: dict, namespace: list[str] | None, key: str) -> None:
+    if holder not in locked:  # the id is not the caller's to learn: the key says which memory is meant
+        raise Forbidden(Code.TARGET_INVISIBLE, "This key is held by a memory that is not visible to you; nothing was "
+                        "stored.", {"namespace": namespace, "key": key})
+
+
+def same_memory(holder: Memory, content: str, metadata: dict, scope: str, project: Project | None) -> bool:
+    """Whether a write would store the holder again (content, metadata and place): a new value in a field the
+    content leaves out is a new version, not a duplicate."""
+    return (holder.content_hash, holder.metadata, holder.scope, holder.project_id) == (
+        content_hash(content), metadata, scope, project.id if project else None)
+
+
+def check_replace(principal: Principal, holder: str, namespace: list[str] | None, key: str) -> None:
+    """A keyed write replaces its key's holder under the rules of a declared supersede."""
+    where = {"namespace": namespace, "key": key}
+    if principal.is_watcher:
+        raise Forbidden(Code.SUPERSEDE_FORBIDDEN, "Watcher tokens write provisional memories and cannot replace the "
+                        "memory that holds a key.", {**where, "dst": holder})
+    if principal.org.require_supersede_reason:
+        raise Invalid(Code.REASON_REQUIRED, "This organization requires a reason on every supersede: declare the key's"
+                      " current memory as a supersedes link with a reason.", {**where, "dst": [holder]})

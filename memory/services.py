@@ -107,16 +107,18 @@ def memory_remember(
     if scope == Memory.Scope.PROJECT and project is None:
         raise Invalid(Code.PROJECT_REQUIRED, "A project memory needs a project (or a token with one).")
     project_for_row = project if scope == Memory.Scope.PROJECT else None  # personal memories span projects
-    holder = _key_holder(draft, supersedes)
+    holder = keys.claim(draft.namespace, draft.key, declared=supersedes)
     targets = _lock_targets(supersedes, holder)
-    if holder and holder not in targets:  # the id is not the caller's to learn: the key says which memory is meant
-        raise Forbidden(Code.TARGET_INVISIBLE, "This key is held by a memory that is not visible to you; nothing was "
-                        "stored.", {"namespace": draft.namespace, "key": draft.key})
-    absorbing, dedup = _find_duplicate(principal, scope, project_for_row, draft, vector, targets.get(holder))
-    if absorbing is not None and absorbing.id == holder:
-        holder = None  # the same value again: nothing to replace
     if holder:
-        _check_key_supersede(principal, draft, holder)
+        keys.require_visible(holder, targets, draft.namespace, draft.key)
+    if draft.key is not None:  # dedup within the key: its holder, when this write would store the very same memory
+        same = holder and keys.same_memory(targets[holder], draft.content, draft.metadata, scope, project_for_row)
+        absorbing, dedup = (targets[holder], Dedup.EXACT) if same else (None, None)
+        holder = None if same else holder  # the same value again: nothing to replace
+    else:
+        absorbing, dedup = _find_duplicate(principal, scope, project_for_row, draft, vector)
+    if holder:
+        keys.check_replace(principal, holder, draft.namespace, draft.key)
     steps.lap("dedup")
 
     if absorbing is not None:
@@ -128,13 +130,7 @@ def memory_remember(
         memory=successor, created=absorbing is None, dedup=dedup,
         absorbed_into=successor.id if absorbing is not None else None,
     )
-    for dst in supersedes:
-        outcome = _supersede_declared(targets.get(dst), successor, reasons.get(dst), principal)
-        if outcome == "superseded":
-            result.superseded.append(dst)
-        else:
-            logger.info("declared supersede of %s by %s skipped: %s", dst, successor.id, outcome)
-            result.skipped.append({"dst": dst, "reason": outcome})
+    _supersede_all(result, supersedes, reasons, targets, principal)
     if holder:
         lifecycle.supersede(targets[holder], successor=successor, reason=None, origin=Link.Origin.KEY,
                             principal=principal)
@@ -208,27 +204,6 @@ def _project_for_write(principal: Principal, slug: str | None) -> Project | None
     return selectors.project_for_member(user=principal.user, slug=slug)
 
 
-def _key_holder(draft: MemoryDraft, supersedes: list[str]) -> str | None:
-    """The live holder of the write's key, which the write will replace, unless the write declares it itself. Takes
-    the key's lock: the next writer of this key waits for this transaction and then replaces this write's memory."""
-    if draft.key is None:
-        return None
-    keys.lock_key(draft.key_hash)
-    holder = keys.key_holder(draft.key_hash)
-    return None if holder in supersedes else holder
-
-
-def _check_key_supersede(principal: Principal, draft: MemoryDraft, holder: str) -> None:
-    """A keyed write replaces its key's holder under the rules of a declared supersede (_check_declaration)."""
-    where = {"namespace": draft.namespace, "key": draft.key}
-    if principal.is_watcher:
-        raise Forbidden(Code.SUPERSEDE_FORBIDDEN, "Watcher tokens write provisional memories and cannot replace the "
-                        "memory that holds a key.", {**where, "dst": holder})
-    if principal.org.require_supersede_reason:
-        raise Invalid(Code.REASON_REQUIRED, "This organization requires a reason on every supersede: declare the key's"
-                      " current memory as a supersedes link with a reason.", {**where, "dst": [holder]})
-
-
 def _lock_targets(ids: list[str], holder: str | None = None) -> dict[str, Locked]:
     """Lock the visible targets and the key's holder, all at once (in id order: no deadlock); refuse the invisible
     targets before anything is stored (the caller refuses an invisible holder its own way)."""
@@ -249,16 +224,9 @@ def memory_exists(memory_id: str) -> bool:
         return cursor.fetchone()[0]
 
 
-def _find_duplicate(principal: Principal, scope: str, project: Project | None, draft: MemoryDraft, vector,
-                    holder: Locked | None):
-    """The dedup cascade: the same normalized content, else a near-verbatim restatement in the same session; only
-    among memories of the same namespace and key. A keyed write is absorbed by its key's holder alone, and only when
-    it would store the same memory (content, metadata and place): a new value in a field the content leaves out is
-    a new version."""
-    if draft.key is not None:
-        same = holder is not None and holder.content_hash == content_hash(draft.content) and (
-            holder.metadata == draft.metadata and (holder.scope, holder.project_id) == (scope, project and project.id))
-        return (holder, Dedup.EXACT) if same else (None, None)
+def _find_duplicate(principal: Principal, scope: str, project: Project | None, draft: MemoryDraft, vector):
+    """The dedup cascade of a write without a key: the same normalized content, else a near-verbatim restatement in
+    the same session; among memories without a key, of the same namespace."""
     same_place = Memory.objects.filter(owner=principal.user, scope=scope, project=project, status=Memory.Status.LIVE,
                                        key_hash=None, namespace=draft.namespace)
     # Two identical writes at once must not both miss each other: serialize them on (owner, content).
@@ -276,6 +244,17 @@ def _find_duplicate(principal: Principal, scope: str, project: Project | None, d
         return None, None
     found.owner, found.project = principal.user, project  # what the answer shows, known without a join
     return found, dedup
+
+
+def _supersede_all(result: RememberResult, supersedes: list[str], reasons: dict[str, str | None],
+                   targets: dict[str, Locked], principal: Principal) -> None:
+    for dst in supersedes:
+        outcome = _supersede_declared(targets.get(dst), result.memory, reasons.get(dst), principal)
+        if outcome == "superseded":
+            result.superseded.append(dst)
+        else:
+            logger.info("declared supersede of %s by %s skipped: %s", dst, result.memory.id, outcome)
+            result.skipped.append({"dst": dst, "reason": outcome})
 
 
 def _supersede_declared(target: Locked | None, successor: Memory, reason: str | None, principal: Principal) -> str:
