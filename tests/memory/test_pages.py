@@ -287,6 +287,21 @@ def test_the_timeline_says_what_retired_each_version(acme, api, remember, member
     assert ">Restore</button>" in html(member_page.get(f"/memories/{gone}"))
 
 
+def test_a_keyed_memory_shows_its_key_and_every_value_written_under_it(acme, api, remember, member_page):
+    body = {"namespace": ["users", "u-1"], "key": "theme"}
+    old = remember(acme.member_token, "Prefers light mode.", **body)["memory"]["id"]
+    new = remember(acme.member_token, "Prefers dark mode.", **body)["memory"]["id"]
+    page = re.sub(r"<[^>]+>", "", html(member_page.get(f"/memories/{old}")))
+    assert "theme in namespace users / u-1: writing this key again replaces this memory" in page
+    assert f"Replaced by {new}, a new value written under its key by member@acme.test" in page
+    assert page.index("Prefers light mode.") < page.index("Prefers dark mode.")  # the timeline, oldest first
+    assert "key users / u-1 / theme" in html(member_page.get("/"))
+    # Restoring the old value while the new one holds the key would make two: refused, nothing changed.
+    refused = member_page.post(f"/memories/{old}", {"action": "restore"})
+    assert refused.status_code == 409 and "Another live memory holds this key now" in html(refused)
+    assert memory_of(api, acme.member_token, old)["status"] == "superseded"
+
+
 def test_review_retirement_names_the_reviewer(acme, api, remember, admin_page):
     from memory.models import Conflict
 
