@@ -146,6 +146,9 @@ class MemoriesView(TenantAPIView):
         return Response({"results": MemoryOutput(results, many=True).data, "next_cursor": next_cursor})
 
 
+MAX_INT = 2**31 - 1  # what Postgres takes for an array bound; an offset past it could never find anything anyway
+
+
 class NamespacesView(TenantAPIView):
     """The distinct namespaces of the live memories the caller can see."""
 
@@ -154,10 +157,10 @@ class NamespacesView(TenantAPIView):
                                  " (`*` matches any one label).")
         suffix = namespace_field(strict=False, required=False, help_text="Namespaces that end with these labels"
                                  " (`*` matches any one label).")
-        max_depth = serializers.IntegerField(min_value=1, required=False, help_text="Cut each namespace to this"
-                                             " many labels (then listed once).")
+        max_depth = serializers.IntegerField(min_value=1, max_value=MAX_INT, required=False, help_text="Cut each"
+                                             " namespace to this many labels (then listed once).")
         limit = serializers.IntegerField(min_value=1, max_value=1000, default=100)
-        offset = serializers.IntegerField(min_value=0, default=0)
+        offset = serializers.IntegerField(min_value=0, max_value=MAX_INT, default=0)
 
     class Output(serializers.Serializer):
         results = serializers.ListField(child=serializers.ListField(child=serializers.CharField()))

@@ -190,7 +190,9 @@ def test_namespaces_lists_live_visible_namespaces_with_prefix_suffix_depth_and_p
     assert listing("max_depth=2") == [["a", "b"], ["a", "x"], ["b", "b"]]
     assert listing("max_depth=1") == [["a"], ["b"]]
     assert listing("limit=2&offset=1") == [["a", "b", "d"], ["a", "x"]]
-    for bad in ("limit=0", "limit=1001", "offset=-1", "max_depth=0", "limit=x"):
+    assert listing("max_depth=1000&offset=3") == [["b", "b"]]
+    for bad in ("limit=0", "limit=1001", "offset=-1", "max_depth=0", "limit=x", "offset=" + "9" * 20,
+                "max_depth=" + "9" * 20, "prefix=" + "x" * 201):
         response = api(acme.member_token).get(f"/api/v1/namespaces?{bad}")
         assert response.status_code == 400 and response.json()["error"]["code"] == "invalid", bad
 
