@@ -86,6 +86,7 @@ class StatsView(TenantAPIView):
             review = serializers.IntegerField()
             check = serializers.IntegerField()
             source = serializers.IntegerField()
+            key = serializers.IntegerField(help_text="Replaced by a write of the same namespace and key.")
 
         class ConflictCounts(serializers.Serializer):
             open = serializers.IntegerField()

@@ -288,8 +288,9 @@ def decide_pair(memory_id: str, candidate: Candidate, verdict, judge, latency_ms
     # Why the rule did not do what the verdict alone asked: written on the verdict and the conflict.
     rationale = f"{verdict.rationale}; {refused}" if refused else verdict.rationale
     # A provisional (watcher) memory never retires an authoritative one on a judge's word alone, nor does one that
-    # some who see the older could not see (lifecycle.successor_refusal): a human decides those.
-    may_retire = (newer.authoritative or not older.authoritative) and (
+    # some who see the older could not see (lifecycle.successor_refusal), nor does anything retire a memory that
+    # holds a key, which only a write of its key replaces (memory/keys.py): a human decides those.
+    may_retire = (newer.authoritative or not older.authoritative) and older.key_hash is None and (
         not both_live or lifecycle.successor_refusal(older, newer) is None
     )
     if both_live and action == Action.RETIRE and may_retire:

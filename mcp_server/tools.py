@@ -151,6 +151,9 @@ TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in [
             "valid_from": "When the fact starts to hold (ISO-8601).",
             "valid_until": "When the fact stops holding (ISO-8601); after it, recall flags the memory expired.",
             "metadata": "Any JSON object, up to 8 KB.",
+            "namespace": 'Labels that group keyed memories, outermost first, e.g. ["users", "u-1", "prefs"].',
+            "key": "A name for this fact in its namespace: remembering the same namespace and key again replaces the "
+                   "memory that holds it (a declared supersede, kept as history).",
         },
     ),
     ToolSpec(
@@ -170,6 +173,7 @@ TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in [
             "k": "How many results (1 to 50, default 10).",
             "include_history": "Also return superseded versions, flagged, each with its successor and the reason.",
             "as_of": "A past time (ISO-8601): each memory as it stood then.",
+            "namespace_prefix": "Only memories whose namespace starts with these labels.",
         },
     ),
     ToolSpec(

@@ -9,7 +9,9 @@ Memories are partitioned by organization (migration 0010): the primary key in th
 reference to a memory is a composite foreign key (org_id, x_id) written in SQL, so it cannot cross organizations.
 Those ForeignKeys say ``db_constraint=False`` here: Django still joins on ``id`` (unique in practice, 80 random bits).
 """
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
+from django.db.models import Q
 from django.utils import timezone
 from pgvector.django import HnswIndex, VectorField
 
@@ -96,6 +98,12 @@ class Memory(models.Model):
     source = models.JSONField(null=True, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+    # A key names one fact in a namespace (memory/keys.py): a keyed write supersedes the live holder of its key, and
+    # a constraint checked at commit keeps one live holder per key (migration 0013). The index and the constraint
+    # hold key_hash, since labels and keys together can be longer than a btree entry may be.
+    namespace = ArrayField(models.TextField(), null=True, blank=True)
+    key = models.TextField(null=True, blank=True)
+    key_hash = models.CharField(max_length=64, null=True, blank=True, editable=False)
 
     objects = OrgPartitionedManager()
 
@@ -115,6 +123,8 @@ class Memory(models.Model):
                 ef_construction=64,
                 opclasses=["vector_cosine_ops"],
             ),
+            # Every version of a key, for the feed's key filter and the store's history.
+            models.Index(fields=["org", "key_hash"], condition=Q(key_hash__isnull=False), name="memory_key_idx"),
         ]
 
     @property
@@ -164,6 +174,7 @@ class Link(models.Model):
         REVIEW = "review"
         CHECK = "check"
         SOURCE = "source"
+        KEY = "key"  # a write of the same namespace and key (memory/keys.py)
 
     id = models.CharField(primary_key=True, max_length=30, default=_link_id, editable=False)
     org = models.ForeignKey(Organization, on_delete=models.PROTECT)

@@ -11,10 +11,11 @@ from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
+from memory import keys
 from memory.models import Check, Conflict, Event, Link, Memory, Verdict
 from memory.vocabulary import Flag, Resolution
 from plumbing.errors import Code, Invalid, NotFound
-from tenants import ids
+from tenants import ids, rls
 from tenants.models import Project, User
 
 SIMILAR_LIMIT = 10
@@ -164,10 +165,19 @@ def _encode_cursor(memory: Memory) -> str:
 
 def memory_feed(
     *, user: User, lifecycle: str, kind: str | None, project_slug: str | None, scope: str | None, limit: int,
-    cursor: str | None,
+    cursor: str | None, namespace: list[str] | None = None, key: str | None = None,
+    namespace_prefix: list[str] | None = None,
 ) -> tuple[list[Memory], str | None]:
     """Newest first, keyset-paginated on (created_at, id): stable while new memories arrive."""
     memories = with_relations(Memory.objects.all())
+    if key is not None and namespace:
+        memories = memories.filter(key_hash=keys.key_hash(namespace, key))  # every version of the key, indexed
+    elif key is not None:
+        memories = memories.filter(key=key)
+    if namespace:
+        memories = memories.filter(namespace=namespace)
+    if namespace_prefix:
+        memories = memories.filter(**{f"namespace__0_{len(namespace_prefix)}": namespace_prefix})
     if lifecycle != "all":
         memories = memories.filter(status=lifecycle)
     if kind:
@@ -182,6 +192,31 @@ def memory_feed(
     page = list(memories.order_by("-created_at", "-id")[: limit + 1])
     next_cursor = _encode_cursor(page[limit - 1]) if len(page) > limit else None
     return page[:limit], next_cursor
+
+
+WILDCARD = "*"  # in a namespace listing's prefix or suffix: any one label
+
+
+def namespace_list(*, prefix: list[str], suffix: list[str], max_depth: int | None, limit: int,
+                   offset: int) -> list[list[str]]:
+    """The distinct namespaces of the live memories the caller can see, each cut to ``max_depth`` labels, in code
+    point order (LangGraph's list_namespaces)."""
+    where, params = ["org_id = %s", "status = 'live'", "namespace IS NOT NULL"], [rls.require_scope().org_id]
+    for labels, position in ((prefix, "{i}"), (suffix, "cardinality(namespace) - {n} + {i}")):
+        if labels:
+            where.append("cardinality(namespace) >= %s")
+            params.append(len(labels))
+        for i, label in enumerate(labels, start=1):
+            if label != WILDCARD:
+                where.append(f"namespace[{position.format(i=i, n=len(labels))}] = %s")
+                params.append(label)
+    cut = f"namespace[1:{int(max_depth)}]" if max_depth else "namespace"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT DISTINCT {cut} COLLATE \"C\" AS ns FROM memory_memory WHERE {' AND '.join(where)}"
+            " ORDER BY ns LIMIT %s OFFSET %s", [*params, limit, offset],
+        )
+        return [row[0] for row in cursor.fetchall()]
 
 
 def memory_checks(*, memory: Memory) -> list:

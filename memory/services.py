@@ -11,7 +11,7 @@ from datetime import datetime
 
 from django.db import connection
 
-from memory import lifecycle, selectors
+from memory import keys, lifecycle, selectors
 from memory.events import event_record
 from memory.lifecycle import Locked
 from memory.models import Check, Conflict, Event, Link, Memory
@@ -55,6 +55,12 @@ class MemoryDraft:
     valid_until: datetime | None = None
     source: dict | None = None
     metadata: dict = field(default_factory=dict)
+    namespace: list[str] | None = None
+    key: str | None = None
+
+    @property
+    def key_hash(self) -> str | None:
+        return keys.key_hash(self.namespace, self.key) if self.key is not None else None
 
     @property
     def supersedes(self) -> list[str]:
@@ -101,8 +107,16 @@ def memory_remember(
     if scope == Memory.Scope.PROJECT and project is None:
         raise Invalid(Code.PROJECT_REQUIRED, "A project memory needs a project (or a token with one).")
     project_for_row = project if scope == Memory.Scope.PROJECT else None  # personal memories span projects
-    targets = _lock_targets(supersedes)
-    absorbing, dedup = _find_duplicate(principal, scope, project_for_row, draft, vector)
+    holder = _key_holder(draft, supersedes)
+    targets = _lock_targets(supersedes, holder)
+    if holder and holder not in targets:  # the id is not the caller's to learn: the key says which memory is meant
+        raise Forbidden(Code.TARGET_INVISIBLE, "This key is held by a memory that is not visible to you; nothing was "
+                        "stored.", {"namespace": draft.namespace, "key": draft.key})
+    absorbing, dedup = _find_duplicate(principal, scope, project_for_row, draft, vector, targets.get(holder))
+    if absorbing is not None and absorbing.id == holder:
+        holder = None  # the same value again: nothing to replace
+    if holder:
+        _check_key_supersede(principal, draft, holder)
     steps.lap("dedup")
 
     if absorbing is not None:
@@ -121,18 +135,23 @@ def memory_remember(
         else:
             logger.info("declared supersede of %s by %s skipped: %s", dst, successor.id, outcome)
             result.skipped.append({"dst": dst, "reason": outcome})
+    if holder:
+        lifecycle.supersede(targets[holder], successor=successor, reason=None, origin=Link.Origin.KEY,
+                            principal=principal)
+        result.superseded.append(holder)
     for link in draft.links:
         if link.type != Link.Type.SUPERSEDES:
             _link_on_write(successor, link, principal, result)
     steps.lap("insert")
 
-    if not supersedes:
+    if not supersedes and not holder:
         result.similar_existing = selectors.similar_existing(
             owner=principal.user, project=project, vector=vector, exclude_id=successor.id
         )
         result.hint = HINT if result.similar_existing else None
         steps.lap("similar_existing")
-        if result.created:
+        # A key is the writer's own declaration of what a memory replaces: the judge never reviews a keyed write.
+        if result.created and draft.key is None:
             review_record(memory=successor, scope=principal.scope)
             steps.lap("outbox")
     return result
@@ -144,7 +163,7 @@ def _store(principal: Principal, draft: MemoryDraft, scope: str, project: Projec
         principal, embedded, Event.Action.REMEMBERED, {"kind": draft.kind},
         scope=scope, project=project, kind=draft.kind, content=draft.content, writer=principal.writer,
         session_id=draft.session_id, valid_from=draft.valid_from, valid_until=draft.valid_until, source=draft.source,
-        metadata=draft.metadata,
+        metadata=draft.metadata, namespace=draft.namespace, key=draft.key, key_hash=draft.key_hash,
     )
 
 
@@ -189,12 +208,34 @@ def _project_for_write(principal: Principal, slug: str | None) -> Project | None
     return selectors.project_for_member(user=principal.user, slug=slug)
 
 
-def _lock_targets(ids: list[str]) -> dict[str, Locked]:
-    """Lock the visible targets; refuse the invisible ones before anything is stored."""
-    if not ids:
+def _key_holder(draft: MemoryDraft, supersedes: list[str]) -> str | None:
+    """The live holder of the write's key, which the write will replace, unless the write declares it itself. Takes
+    the key's lock: the next writer of this key waits for this transaction and then replaces this write's memory."""
+    if draft.key is None:
+        return None
+    keys.lock_key(draft.key_hash)
+    holder = keys.key_holder(draft.key_hash)
+    return None if holder in supersedes else holder
+
+
+def _check_key_supersede(principal: Principal, draft: MemoryDraft, holder: str) -> None:
+    """A keyed write replaces its key's holder under the rules of a declared supersede (_check_declaration)."""
+    where = {"namespace": draft.namespace, "key": draft.key}
+    if principal.is_watcher:
+        raise Forbidden(Code.SUPERSEDE_FORBIDDEN, "Watcher tokens write provisional memories and cannot replace the "
+                        "memory that holds a key.", {**where, "dst": holder})
+    if principal.org.require_supersede_reason:
+        raise Invalid(Code.REASON_REQUIRED, "This organization requires a reason on every supersede: declare the key's"
+                      " current memory as a supersedes link with a reason.", {**where, "dst": [holder]})
+
+
+def _lock_targets(ids: list[str], holder: str | None = None) -> dict[str, Locked]:
+    """Lock the visible targets and the key's holder, all at once (in id order: no deadlock); refuse the invisible
+    targets before anything is stored (the caller refuses an invisible holder its own way)."""
+    if not ids and not holder:
         return {}
     # Of concurrent writers superseding one target, the first retires it and the rest then see it dead.
-    targets = lifecycle.lock_memories(ids)
+    targets = lifecycle.lock_memories([*ids, holder] if holder else ids)
     for dst in ids:
         if dst not in targets and memory_exists(dst):
             raise Forbidden(Code.TARGET_INVISIBLE, "A supersedes target exists but is not visible to you; nothing "
@@ -208,9 +249,18 @@ def memory_exists(memory_id: str) -> bool:
         return cursor.fetchone()[0]
 
 
-def _find_duplicate(principal: Principal, scope: str, project: Project | None, draft: MemoryDraft, vector):
-    """The dedup cascade: the same normalized content, else a near-verbatim restatement in the same session."""
-    same_place = Memory.objects.filter(owner=principal.user, scope=scope, project=project, status=Memory.Status.LIVE)
+def _find_duplicate(principal: Principal, scope: str, project: Project | None, draft: MemoryDraft, vector,
+                    holder: Locked | None):
+    """The dedup cascade: the same normalized content, else a near-verbatim restatement in the same session; only
+    among memories of the same namespace and key. A keyed write is absorbed by its key's holder alone, and only when
+    it would store the same memory (content, metadata and place): a new value in a field the content leaves out is
+    a new version."""
+    if draft.key is not None:
+        same = holder is not None and holder.content_hash == content_hash(draft.content) and (
+            holder.metadata == draft.metadata and (holder.scope, holder.project_id) == (scope, project and project.id))
+        return (holder, Dedup.EXACT) if same else (None, None)
+    same_place = Memory.objects.filter(owner=principal.user, scope=scope, project=project, status=Memory.Status.LIVE,
+                                       key_hash=None, namespace=draft.namespace)
     # Two identical writes at once must not both miss each other: serialize them on (owner, content).
     digest = content_hash(draft.content)
     with connection.cursor() as cursor:
@@ -277,6 +327,13 @@ def memory_restore(*, principal: Principal, memory_id: str) -> Memory:
     memory = _locked(memory_id)
     if memory.is_live:
         raise StateConflict(Code.ALREADY_LIVE, "This memory is already live.")
+    if memory.key_hash is not None:  # a key has one live holder: restoring an older version would make two
+        keys.lock_key(memory.key_hash)
+        holder = keys.key_holder(memory.key_hash)
+        if holder is not None:
+            raise StateConflict(Code.KEY_TAKEN, "Another live memory holds this key now; forget it first, or write"
+                                " this version's content under the key again.",
+                                {"namespace": memory.namespace, "key": memory.key})
     lifecycle.restore(memory, principal=principal)
     return memory
 

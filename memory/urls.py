@@ -9,6 +9,7 @@ urlpatterns = [
     path("memories/<str:memory_id>/forget", api.ForgetView.as_view()),
     path("memories/<str:memory_id>/restore", api.RestoreView.as_view()),
     path("memories/<str:memory_id>/purge", api.PurgeView.as_view()),
+    path("namespaces", api.NamespacesView.as_view()),
     path("links", api.LinksView.as_view()),
     path("recall", api.RecallView.as_view()),
     path("memories/<str:memory_id>/checks", api.ChecksView.as_view()),

@@ -57,6 +57,7 @@ class Code(StrEnum):
     SUCCESSOR_NOT_LIVE = "successor_not_live"
     SUCCESSOR_LESS_VISIBLE = "successor_less_visible"
     # Ours
+    KEY_TAKEN = "key_taken"  # a restore would make a second live holder of a key
     STATEMENT_TIMEOUT = "statement_timeout"
     DATABASE_UNAVAILABLE = "database_unavailable"
     ERROR = "error"  # an API exception without a code of its own

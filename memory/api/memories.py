@@ -17,6 +17,8 @@ from memory.api.objects import (
     LinkInput,
     LinkOutput,
     MemoryOutput,
+    key_field,
+    namespace_field,
 )
 from memory.models import Link, Memory
 from memory.vocabulary import Dedup, SkipReason
@@ -42,6 +44,8 @@ class MemoriesView(TenantAPIView):
         valid_until = serializers.DateTimeField(required=False, allow_null=True)
         source = serializers.DictField(required=False, allow_null=True)
         metadata = serializers.DictField(required=False, default=dict)
+        namespace = namespace_field(required=False, allow_null=True)
+        key = key_field(required=False, allow_null=True)
 
         def validate(self, data: dict) -> dict:
             if data.get("valid_from") and data.get("valid_until") and data["valid_until"] <= data["valid_from"]:
@@ -109,7 +113,7 @@ class MemoriesView(TenantAPIView):
             content=data["content"], kind=data["kind"], scope=data.get("scope"), project=data.get("project"),
             links=tuple(services.LinkSpec(link["type"], link["dst"], link.get("reason")) for link in data["links"]),
             session_id=data.get("session_id"), valid_from=data.get("valid_from"), valid_until=data.get("valid_until"),
-            source=data.get("source"), metadata=data["metadata"],
+            source=data.get("source"), metadata=data["metadata"], namespace=data.get("namespace"), key=data.get("key"),
         )
         result = services.memory_remember(principal=principal, draft=draft, embedded=embedded, steps=steps)
         return cls.Output(result.__dict__).data, result.created
@@ -121,6 +125,11 @@ class MemoriesView(TenantAPIView):
         scope = serializers.ChoiceField(choices=Memory.Scope.choices, required=False)
         limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
         cursor = serializers.CharField(required=False)
+        namespace = namespace_field(strict=False, required=False, help_text="Exact namespace, one label per"
+                                    " parameter, in order.")
+        key = key_field(strict=False, required=False)
+        namespace_prefix = namespace_field(strict=False, required=False, help_text="Namespaces that start with"
+                                           " these labels, one per parameter.")
 
     @extend_schema(operation_id="feed", parameters=[FeedInput], responses={
         200: FeedOutput, 404: error("No such project (or not a member).")})
@@ -131,9 +140,37 @@ class MemoriesView(TenantAPIView):
         results, next_cursor = selectors.memory_feed(
             user=self.principal.user, lifecycle=params["lifecycle"], kind=params.get("kind"),
             project_slug=params.get("project"), scope=params.get("scope"), limit=params["limit"],
-            cursor=params.get("cursor"),
+            cursor=params.get("cursor"), namespace=params.get("namespace"), key=params.get("key"),
+            namespace_prefix=params.get("namespace_prefix"),
         )
         return Response({"results": MemoryOutput(results, many=True).data, "next_cursor": next_cursor})
+
+
+class NamespacesView(TenantAPIView):
+    """The distinct namespaces of the live memories the caller can see."""
+
+    class Input(serializers.Serializer):
+        prefix = namespace_field(strict=False, required=False, help_text="Namespaces that start with these labels"
+                                 " (`*` matches any one label).")
+        suffix = namespace_field(strict=False, required=False, help_text="Namespaces that end with these labels"
+                                 " (`*` matches any one label).")
+        max_depth = serializers.IntegerField(min_value=1, required=False, help_text="Cut each namespace to this"
+                                             " many labels (then listed once).")
+        limit = serializers.IntegerField(min_value=1, max_value=1000, default=100)
+        offset = serializers.IntegerField(min_value=0, default=0)
+
+    class Output(serializers.Serializer):
+        results = serializers.ListField(child=serializers.ListField(child=serializers.CharField()))
+
+    @extend_schema(operation_id="namespaces", parameters=[Input], responses={200: Output})
+    def get(self, request):
+        query = self.Input(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        params = query.validated_data
+        return Response({"results": selectors.namespace_list(
+            prefix=params.get("prefix", []), suffix=params.get("suffix", []), max_depth=params.get("max_depth"),
+            limit=params["limit"], offset=params["offset"],
+        )})
 
 
 class ConflictSummary(serializers.Serializer):

@@ -9,6 +9,22 @@ MAX_CONTENT_CHARS = 16000
 MAX_METADATA_BYTES = 8 * 1024
 MAX_LINKS = 50  # API.md "Limits": more than 50 links on a write -> 400
 MEMORY_ID = r"^mem_[0-9A-HJKMNP-TV-Z]{26}$"
+MAX_NAMESPACE_LABELS = 10
+MAX_LABEL_CHARS = 200
+MAX_KEY_CHARS = 512
+
+
+def namespace_field(strict: bool = True, **options) -> serializers.ListField:
+    """A namespace (or a prefix of one): 1..10 labels of 1..200 characters, kept exactly as given. ``strict``: JSON
+    bodies, where a label must be a string; a query string's values are strings already."""
+    label = StrictCharField if strict else serializers.CharField
+    return serializers.ListField(child=label(max_length=MAX_LABEL_CHARS, trim_whitespace=False), min_length=1,
+                                 max_length=MAX_NAMESPACE_LABELS, **options)
+
+
+def key_field(strict: bool = True, **options) -> serializers.CharField:
+    field = StrictCharField if strict else serializers.CharField
+    return field(max_length=MAX_KEY_CHARS, trim_whitespace=False, **options)
 
 
 class OwnerOutput(serializers.Serializer):
@@ -46,6 +62,8 @@ class MemoryOutput(serializers.Serializer):
     source = serializers.DictField(allow_null=True)
     metadata = serializers.DictField()
     created_at = serializers.DateTimeField()
+    namespace = serializers.ListField(child=serializers.CharField(), allow_null=True)
+    key = serializers.CharField(allow_null=True)
 
 
 class LinkOutput(serializers.Serializer):

@@ -8,6 +8,7 @@ from memory.api.objects import (
     MAX_CONTENT_CHARS,
     CheckOutput,
     MemoryOutput,
+    namespace_field,
 )
 from memory.embeddings import embed_one
 from memory.models import Memory
@@ -31,6 +32,7 @@ class RecallView(TenantAPIView):
         k = StrictIntegerField(min_value=1, max_value=50, default=10)
         include_history = StrictBooleanField(default=False)
         as_of = serializers.DateTimeField(required=False, allow_null=True)
+        namespace_prefix = namespace_field(required=False, allow_null=True)
 
     class Output(serializers.Serializer):
         class RecallWarning(serializers.Serializer):
@@ -83,6 +85,7 @@ class RecallView(TenantAPIView):
         result = recall.memory_recall(principal=principal, vector=vector, steps=steps, q=recall.RecallQuery(
             query=data["query"], k=data["k"], project=data.get("project"), scope=data["scope"],
             kinds=data.get("kinds"), include_history=data["include_history"], as_of=data.get("as_of"),
+            namespace_prefix=data.get("namespace_prefix"),
         ))
         # One serializer for the whole list: DRF builds a serializer's fields per instance, which cost more per
         # result than everything else in rendering it.

@@ -51,6 +51,9 @@ def filters(q: RecallQuery, project: Project | None, *, statuses: list[str] | No
     if q.kinds:
         where.append("kind = ANY(%s)")
         params.append(q.kinds)
+    if q.namespace_prefix:
+        where.append(f"namespace[1:{len(q.namespace_prefix)}] = %s::text[]")
+        params.append(q.namespace_prefix)
     return " AND ".join(where), params
 
 

@@ -14,6 +14,7 @@ class RecallQuery:
     kinds: list[str] | None = None
     include_history: bool = False
     as_of: datetime | None = None
+    namespace_prefix: list[str] | None = None
 
 
 @dataclass

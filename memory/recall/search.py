@@ -80,6 +80,7 @@ def _trace(q: RecallQuery, found: dict, hits: list[Hit], disagreements: list[dic
             "scope": q.scope,
             "project": q.project,
             "kinds": q.kinds,
+            "namespace_prefix": q.namespace_prefix,
             "visibility": "row-level security: your personal memories and your projects' memories",
         },
         "channels": {

@@ -64,6 +64,8 @@ def test_every_operation_answers_each_success_status_as_documented(api, acme, re
     assert len(call(member, "get", "/api/v1/loops", 200)["results"]) == 1
     recalled = call(member, "post", "/api/v1/recall", 200, {"query": "Who owns checkout?", "include_history": True})
     assert recalled["results"] and recalled["warnings"]
+    remember(acme.member_token, "Prefers tea.", namespace=["users", "u-1"], key="drink")
+    assert call(member, "get", "/api/v1/namespaces?prefix=users", 200)["results"] == [["users", "u-1"]]
     call(member, "post", f"/api/v1/memories/{task}/forget", 200, {"reason": "done elsewhere"})
     call(member, "post", f"/api/v1/memories/{task}/restore", 200)
 
@@ -101,9 +103,13 @@ VALID_BODIES = {
 
 
 def _invalid_query(operation: dict) -> str:
-    """A query string that an operation with query parameters must refuse: a value outside an enumeration."""
-    name = next(p["name"] for p in operation.get("parameters", []) if p["in"] == "query" and "enum" in p["schema"])
-    return f"?{name}=not-a-choice"
+    """A query string that an operation with query parameters must refuse: a value outside an enumeration, else a
+    word for an integer."""
+    query = [p for p in operation.get("parameters", []) if p["in"] == "query"]
+    name = next((p["name"] for p in query if "enum" in p["schema"]), None)
+    if name is not None:
+        return f"?{name}=not-a-choice"
+    return f"?{next(p['name'] for p in query if p['schema'].get('type') == 'integer')}=not-a-number"
 
 
 @pytest.mark.slow

@@ -75,7 +75,7 @@ def test_stats_count_what_the_caller_can_see(api, acme, globex, conflict):
                                decision="conflict", same_token=True)
     stats = api(token).get("/api/v1/stats").json()
     assert stats["memories"] == {"live": 3, "superseded": 1, "forgotten": 1}
-    assert stats["supersedes"] == {"declared": 1, "judge": 0, "review": 0, "check": 0, "source": 0}
+    assert stats["supersedes"] == {"declared": 1, "judge": 0, "review": 0, "check": 0, "source": 0, "key": 0}
     assert stats["conflicts"] == {"open": 1, "resolved": 0, "auto_resolved": 0}
     assert stats["explicit_link_ratio"] == 1.0
     assert stats["judge"] == {"calls": 1, "latency_ms_p50": 12.0, "latency_ms_p95": 12.0}
