@@ -398,39 +398,61 @@ def _p50_ms(samples: list[float]) -> float:
 
 def test_overhead_over_raw_http(stack, capsys):
     """p50 of 100 calls each way, interleaved so that both see the same server load: search with a query against
-    the one recall it wraps, get against the one feed request it makes, put against the one remember it sends."""
+    the one recall it wraps, get against the one feed request it makes, put against the one remember it sends; then
+    the store's own cost without the network, on recorded answers (the store's client on a MockTransport)."""
     calls = 100
     namespace = ("measure", "u1")
     headers = {"Authorization": f"Bearer {stack.tenant.admin_token}"}
-    timings: dict[str, list[float]] = {name: [] for name in (
-        "raw search", "store search", "raw get", "store get", "raw put", "store put")}
+    ops = ("search", "get", "put")
+    timings: dict[str, list[float]] = {f"{side} {op}": [] for side in ("raw", "store") for op in ops}
+    offline: dict[str, list[float]] = {name: [] for name in timings}
+    recall_body = {"query": "deploy window 3", "k": 10, "namespace_prefix": list(namespace)}
+    get_params = {"namespace": list(namespace), "key": "note3", "lifecycle": "all", "limit": 200}
 
-    def timed(name: str, send, *args, **kwargs) -> None:
+    def put_body(i: int) -> dict:
+        return {"content": f'{{"text": "raw put {i}"}}', "namespace": list(namespace), "key": f"raw{i}",
+                "kind": "note", "metadata": {"value": {"text": f"raw put {i}"}}}
+
+    def timed(into: dict, name: str, send, *args, **kwargs) -> None:
         started = time.perf_counter()
         send(*args, **kwargs)
-        timings[name].append(time.perf_counter() - started)
+        into[name].append(time.perf_counter() - started)
 
-    def raw_call(method: str, path: str, **kwargs) -> None:
-        raw.request(method, path, **kwargs).raise_for_status().json()
+    def run(into: dict, raw: httpx.Client, store: ZeroMemoryStore, i: int) -> None:
+        timed(into, "raw search", lambda: raw.post("/recall", json=recall_body).raise_for_status().json())
+        timed(into, "store search", store.search, namespace, query=recall_body["query"], limit=10)
+        timed(into, "raw get", lambda: raw.get("/memories", params=get_params).raise_for_status().json())
+        timed(into, "store get", store.get, namespace, "note3")
+        timed(into, "raw put", lambda: raw.post("/memories", json=put_body(i)).raise_for_status().json())
+        timed(into, "store put", store.put, namespace, f"store{i}", {"text": f"store put {i}"})
 
     with httpx.Client(base_url=stack.url + "/api/v1", headers=headers, timeout=60) as raw, store_for(stack) as store:
         for n in range(20):
             store.put(namespace, f"note{n}", {"text": f"measure note {n} about deploy window {n % 5}"})
-        get_params = {"namespace": list(namespace), "key": "note3", "lifecycle": "all", "limit": 200}
         for i in range(calls):
-            query = f"deploy window {i % 5}"
-            timed("raw search", raw_call, "POST", "/recall",
-                  json={"query": query, "k": 10, "namespace_prefix": list(namespace)})
-            timed("store search", store.search, namespace, query=query, limit=10)
-            timed("raw get", raw_call, "GET", "/memories", params=get_params)
-            timed("store get", store.get, namespace, "note3")
-            value = {"text": f"raw put {i}"}
-            timed("raw put", raw_call, "POST", "/memories", json={
-                "content": f'{{"text": "raw put {i}"}}', "namespace": list(namespace), "key": f"raw{i}",
-                "kind": "note", "metadata": {"value": value}})
-            timed("store put", store.put, namespace, f"store{i}", {"text": f"store put {i}"})
+            run(timings, raw, store, i)
+        recorded = {"recall": raw.post("/recall", json=recall_body).content,
+                    "memories": raw.get("/memories", params=get_params).content,
+                    "remember": raw.post("/memories", json=put_body(calls)).content}
+    hits = len(httpx.Response(200, content=recorded["recall"]).json()["results"])
+
+    def replay(request: httpx.Request) -> httpx.Response:
+        body = recorded["remember" if request.method == "POST" and request.url.path.endswith("/memories")
+                        else request.url.path.rsplit("/", 1)[-1]]
+        return httpx.Response(200, content=body, headers={"Content-Type": "application/json"})
+
+    transport = httpx.MockTransport(replay)
+    with httpx.Client(base_url="http://x/api/v1", transport=transport) as raw, \
+            ZeroMemoryStore("http://x", "t") as store:
+        store.client = ZeroMemory("http://x", "t", transport=transport)
+        for i in range(1000):
+            run(offline, raw, store, i)
     with capsys.disabled():
         print(f"\n[langgraph store overhead] {calls} calls each way against the served stack, p50 ms:")
-        for op in ("search", "get", "put"):
+        for op in ops:
             raw_ms, store_ms = _p50_ms(timings[f"raw {op}"]), _p50_ms(timings[f"store {op}"])
             print(f"  {op:7} raw httpx {raw_ms:7.2f}  store {store_ms:7.2f}  difference {store_ms - raw_ms:+6.2f}")
+        print(f"  without the network (MockTransport, recorded answers: recall of {hits} hits), 1000 calls, p50 ms:")
+        for op in ops:
+            raw_ms, store_ms = _p50_ms(offline[f"raw {op}"]), _p50_ms(offline[f"store {op}"])
+            print(f"  {op:7} raw httpx {raw_ms:7.3f}  store {store_ms:7.3f}  difference {store_ms - raw_ms:+6.3f}")
