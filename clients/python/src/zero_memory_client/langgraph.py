@@ -6,7 +6,9 @@ memories on the server (`pip install 'zero-memory-client[langgraph]'`). What map
 - `put(namespace, key, value)`: `POST /memories` with `namespace`, `key`, `metadata={"value": value}` and, as the
   text the server embeds, the value's JSON (or the texts at the `index` paths). Over an existing key the server
   supersedes the live holder (a declared supersede, link origin `key`): the old value stays in the version chain
-  (`client.memory_history(id)`). The same value again is absorbed (`created: false`): nothing changes.
+  (`client.memory_history(id)`). The same value again is absorbed (`created: false`): nothing changes. An
+  organization that requires supersede reasons refuses a put over a held key (`400 reason_required`): a put carries
+  no reason, and the store does not invent one.
 - `delete` (and `put(value=None)`): the live holder is forgotten (`POST /memories/{id}/forget`); it stays readable
   in the history and can be restored. Nothing there: nothing happens.
 - `get`: the live memory of (namespace, key); `created_at` is when the first version of its current chain was
@@ -187,7 +189,9 @@ class ZeroMemoryStore(BaseStore):
 
     def _read(self, op: GetOp | SearchOp | ListNamespacesOp) -> Steps[Any]:
         if isinstance(op, GetOp):
-            return _get(op.namespace, op.key)
+            # LangGraph puts nothing in the empty namespace, and the feed reads `key` without `namespace` as the
+            # key in any namespace: asking would find other namespaces' items.
+            return _get(op.namespace, op.key) if op.namespace else _nothing()
         if isinstance(op, SearchOp):
             if op.query and op.query.strip():
                 return _search_by_query(op)
@@ -196,7 +200,7 @@ class ZeroMemoryStore(BaseStore):
 
     def _put(self, op: PutOp) -> Steps[None]:
         if op.value is None:
-            return _delete(op.namespace, op.key)
+            return _delete(op.namespace, op.key) if op.namespace else _nothing()
         value = core.encode(dict(op.value))  # datetimes as ISO-8601, as the server will keep them
         fields = {**self._write_fields, "namespace": list(op.namespace), "key": op.key, "metadata": {"value": value}}
         return _remember(content_of(value, op.index), fields)
@@ -263,6 +267,10 @@ def content_of(value: Mapping[str, Any], index: Any) -> str:
         return whole
     texts = [text for path in index for text in get_text_at_path(value, path) if text.strip()]
     return "\n".join(texts) or whole
+
+
+def _nothing() -> Steps[None]:
+    yield from ()  # sends nothing
 
 
 def _remember(content: str, fields: dict[str, Any]) -> Steps[None]:
