@@ -6,52 +6,20 @@ the client's overhead over raw httpx, printed (not asserted: timings depend on t
 import asyncio
 import statistics
 import time
-from collections.abc import Iterator
 from datetime import datetime
 
 import httpx
 import pytest
 import redis
 from django.conf import settings
-from django.db import connections
 
-from tenants import rls
-from tenants.models import ApiToken
 from tests.support.stack import served, stack_env
-from tests.support.tenants import Tenant, build_tenant, issue_token, truncate_all_tables
 from zero_memory_client import (
     AsyncZeroMemory, BadRequest, ConflictError, Forbidden, IssuedToken, Memory, NotFound, PayloadTooLarge,
     RateLimited, RecallResult, RememberResult, Unauthorized, ZeroMemory, ZeroMemoryError,
 )
 
 pytestmark = pytest.mark.slow
-
-
-class Stack:
-    def __init__(self, port: int, tenant: Tenant, watcher: str) -> None:
-        self.port, self.tenant, self.watcher = port, tenant, watcher
-        self.url = f"http://127.0.0.1:{port}"
-
-    def client(self, token: str | None = None, **options) -> ZeroMemory:
-        return ZeroMemory(self.url, token or self.tenant.admin_token, timeout=60, **options)
-
-
-@pytest.fixture(scope="module")
-def stack(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[Stack]:
-    """One served stack for the module, without a rate limit (the overhead measure sends hundreds of calls); acme
-    with an admin, a member and a watcher token of the admin; every table emptied after."""
-    with django_db_blocker.unblock():
-        try:
-            acme = build_tenant("acme")
-            with rls.tenant_scope(acme.scope):
-                _, watcher = issue_token(acme, acme.admin, "watcher", ApiToken.Writer.WATCHER, acme.web)
-            env = stack_env(WEB_THREADS="4", RATE_LIMIT_PER_MINUTE="0")
-            with served(env, tmp_path_factory.mktemp("client") / "server.log") as port:
-                yield Stack(port, acme, watcher)
-        finally:
-            for alias in connections:
-                connections[alias].close()
-            truncate_all_tables()
 
 
 def test_remember_then_recall_gives_typed_results(stack):
@@ -95,6 +63,37 @@ def test_a_declared_supersede_shows_in_the_history(stack):
         with_history = zm.recall("when do deploys go out?", include_history=True, project="web")
         flagged = {hit.memory.id: hit.flags for hit in with_history}
         assert "superseded" in flagged[old.id] and "superseded" not in flagged[new.memory.id]
+
+
+def test_keyed_memories_their_filters_and_namespaces(stack):
+    with stack.client() as zm:
+        first = zm.remember("Theme: light.", namespace=["prefs", "u1"], key="theme")
+        assert (first.memory.namespace, first.memory.key) == (("prefs", "u1"), "theme")
+        second = zm.remember("Theme: dark.", namespace=("prefs", "u1"), key="theme")
+        assert second.created and second.superseded == (first.memory.id,)
+        language = zm.remember("Language: English.", namespace=["prefs", "u2"], key="language").memory
+        zm.remember("Team lunch is on Fridays.", namespace=["team"], key="lunch")
+        unkeyed = zm.remember("A note without a key.").memory
+        assert (unkeyed.namespace, unkeyed.key) == (None, None)
+
+        assert [m.id for m in zm.feed(namespace=["prefs", "u1"], key="theme").results] == [second.memory.id]
+        versions = zm.feed(namespace=["prefs", "u1"], key="theme", lifecycle="all").results
+        assert [m.id for m in versions] == [second.memory.id, first.memory.id]
+        assert [m.id for m in zm.feed(namespace_prefix=["prefs"]).results] == [language.id, second.memory.id]
+        assert zm.feed(namespace=["prefs"]).results == ()  # the exact namespace, not a prefix
+        found = zm.recall("which theme does the user like?", namespace_prefix=["prefs"])
+        assert found.results and all(hit.memory.namespace[0] == "prefs" for hit in found)
+
+        assert zm.namespaces() == (("prefs", "u1"), ("prefs", "u2"), ("team",))
+        assert zm.namespaces(prefix=["prefs"]) == (("prefs", "u1"), ("prefs", "u2"))
+        assert zm.namespaces(prefix=["prefs"], max_depth=1) == (("prefs",),)
+        assert zm.namespaces(suffix=["u2"]) == (("prefs", "u2"),)
+        assert zm.namespaces(prefix=["*", "u1"]) == (("prefs", "u1"),)
+        assert zm.namespaces(limit=1, offset=1) == (("prefs", "u2"),)
+
+        with pytest.raises(ConflictError) as taken:  # its key is held by the live second version
+            zm.memory_restore(first.memory.id)
+        assert (taken.value.status, taken.value.code) == (409, "key_taken")
 
 
 def test_iter_feed_follows_the_cursor_and_yields_each_memory_once(stack):
@@ -222,6 +221,8 @@ def test_the_async_client_does_the_main_flow(stack):
             with pytest.raises(NotFound):
                 await zm.memory_restore("mem_" + "1" * 26)
             assert (await zm.me()).org == "acme"
+            await zm.remember("Kept under a key.", namespace=["async-keyed", "u1"], key="k")
+            assert await zm.namespaces(prefix=["async-keyed"]) == (("async-keyed", "u1"),)
 
     asyncio.run(flow())
 

@@ -174,6 +174,13 @@ def feed(cursor: str | None, fields: Mapping[str, Any]) -> Call[models.FeedPage]
     return Call("GET", "/memories", models.FeedPage.from_json, params=params, idempotent=True)
 
 
+def namespaces(prefix: Any, suffix: Any, max_depth: Any, limit: Any, offset: Any) -> Call[tuple[tuple[str, ...], ...]]:
+    # prefix and suffix go as repeated query parameters, in order; a label "*" matches any one label.
+    params = given(prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset)
+    return Call("GET", "/namespaces", lambda data: tuple(tuple(labels) for labels in data["results"]),
+                params=params, idempotent=True)
+
+
 def memory_detail(memory_id: str) -> Call[models.MemoryDetail]:
     return Call("GET", f"/memories/{segment(memory_id)}", models.MemoryDetail.from_json, idempotent=True)
 

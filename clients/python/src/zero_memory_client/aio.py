@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Sequence
+from typing import TYPE_CHECKING
 
 import httpx
 
@@ -100,6 +100,14 @@ class AsyncZeroMemory:
             if page.next_cursor is None:
                 return
             cursor = page.next_cursor
+
+    async def namespaces(self, *, prefix: Sequence[str] = UNSET, suffix: Sequence[str] = UNSET,
+                         max_depth: int = UNSET, limit: int = UNSET,
+                         offset: int = UNSET) -> tuple[tuple[str, ...], ...]:
+        """The distinct namespaces of the live memories this token sees, ascending; a label "*" in `prefix` or
+        `suffix` matches any one label; `max_depth` truncates each before deduplication; `limit` 1..1000 (default
+        100)."""
+        return await self.send(ops.namespaces(prefix, suffix, max_depth, limit, offset))
 
     async def memory_detail(self, memory_id: str) -> models.MemoryDetail:
         return await self.send(ops.memory_detail(memory_id))

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import httpx
 
@@ -99,6 +99,13 @@ class ZeroMemory:
             if page.next_cursor is None:
                 return
             cursor = page.next_cursor
+
+    def namespaces(self, *, prefix: Sequence[str] = UNSET, suffix: Sequence[str] = UNSET, max_depth: int = UNSET,
+                   limit: int = UNSET, offset: int = UNSET) -> tuple[tuple[str, ...], ...]:
+        """The distinct namespaces of the live memories this token sees, ascending; a label "*" in `prefix` or
+        `suffix` matches any one label; `max_depth` truncates each before deduplication; `limit` 1..1000 (default
+        100)."""
+        return self.send(ops.namespaces(prefix, suffix, max_depth, limit, offset))
 
     def memory_detail(self, memory_id: str) -> models.MemoryDetail:
         return self.send(ops.memory_detail(memory_id))

@@ -44,7 +44,8 @@ class NotFound(ZeroMemoryError):
 
 
 class Conflict(ZeroMemoryError):
-    """409: the state forbids it (`not_live`, `already_live`, `already_member`, `duplicate_slug`, `already_resolved`)."""
+    """409: the state forbids it (`not_live`, `already_live`, `already_member`, `duplicate_slug`, `already_resolved`,
+    `key_taken`: a restore of a keyed version while another live memory holds its key)."""
 
 
 ConflictError = Conflict  # the package exports the conflict *record* as `Conflict`; this name avoids the clash

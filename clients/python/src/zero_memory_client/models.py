@@ -3,8 +3,8 @@
 Forward compatible by construction: a key the server sends that a class does not declare is kept in `extra` (so a
 client older than the server loses nothing and does not fail), and a declared key the server leaves out reads
 None. Times become timezone-aware `datetime`s; lists become tuples, so a result cannot be changed by accident.
-Adding a field the server starts sending (say `namespace` on Memory) is one line: `namespace: tuple[str, ...] | None
-= None`.
+Adding a field the server starts sending is one line, with a default so that code building the class by hand keeps
+working (as `namespace` and `key` on Memory: `namespace: tuple[str, ...] | None = None`).
 """
 from __future__ import annotations
 
@@ -109,6 +109,8 @@ class Memory(Model):
     source: dict[str, Any] | None  # {"source_id", "version", "url"} for a source's version
     metadata: dict[str, Any]
     created_at: datetime
+    namespace: tuple[str, ...] | None = None  # a keyed memory's labels, outermost first
+    key: str | None = None  # unique among the organization's live memories of the same namespace
     extra: dict[str, Any] = _extra()
 
 
