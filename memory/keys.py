@@ -39,15 +39,13 @@ def key_holder(digest: str) -> str | None:
         return cursor.fetchone()[0]
 
 
-def claim(namespace: list[str] | None, key: str | None, *, declared: list[str]) -> str | None:
-    """For a keyed write: take the key's lock and answer its live holder, which the write replaces (None when there
-    is none, or when the write declares it as a supersedes link of its own)."""
+def claim(namespace: list[str] | None, key: str | None) -> str | None:
+    """For a keyed write: take the key's lock and answer its live holder, which the write replaces."""
     if key is None:
         return None
     digest = key_hash(namespace, key)
     lock_key(digest)
-    holder = key_holder(digest)
-    return None if holder in declared else holder
+    return key_holder(digest)
 
 
 def require_visible(holder: str, locked: dict, namespace: list[str] | None, key: str) -> None:

@@ -104,6 +104,9 @@ class Memory(models.Model):
     namespace = ArrayField(models.TextField(), null=True, blank=True)
     key = models.TextField(null=True, blank=True)
     key_hash = models.CharField(max_length=64, null=True, blank=True, editable=False)
+    # When the first version of a keyed memory's chain was written: carried from version to version, so that a
+    # key-value client dates its item without reading the whole chain.
+    key_since = models.DateTimeField(null=True, blank=True)
 
     objects = OrgPartitionedManager()
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import connection
+from django.utils import timezone
 
 from memory import keys, lifecycle, selectors
 from memory.events import event_record
@@ -107,17 +108,17 @@ def memory_remember(
     if scope == Memory.Scope.PROJECT and project is None:
         raise Invalid(Code.PROJECT_REQUIRED, "A project memory needs a project (or a token with one).")
     project_for_row = project if scope == Memory.Scope.PROJECT else None  # personal memories span projects
-    holder = keys.claim(draft.namespace, draft.key, declared=supersedes)
+    holder = keys.claim(draft.namespace, draft.key)
     targets = _lock_targets(supersedes, holder)
     if holder:
         keys.require_visible(holder, targets, draft.namespace, draft.key)
     if draft.key is not None:  # dedup within the key: its holder, when this write would store the very same memory
         same = holder and keys.same_memory(targets[holder], draft.content, draft.metadata, scope, project_for_row)
         absorbing, dedup = (targets[holder], Dedup.EXACT) if same else (None, None)
-        holder = None if same else holder  # the same value again: nothing to replace
     else:
         absorbing, dedup = _find_duplicate(principal, scope, project_for_row, draft, vector)
-    if holder:
+    replaced_by_key = holder if holder and absorbing is None and holder not in supersedes else None
+    if replaced_by_key:
         keys.check_replace(principal, holder, draft.namespace, draft.key)
     steps.lap("dedup")
 
@@ -125,13 +126,13 @@ def memory_remember(
         successor = absorbing
         event_record(successor, Event.Action.ABSORBED, principal, {"dedup": dedup, "content": draft.content})
     else:
-        successor = _store(principal, draft, scope, project_for_row, embedded)
+        successor = _store(principal, draft, scope, project_for_row, embedded, targets.get(holder))
     result = RememberResult(
         memory=successor, created=absorbing is None, dedup=dedup,
         absorbed_into=successor.id if absorbing is not None else None,
     )
     _supersede_all(result, supersedes, reasons, targets, principal)
-    if holder:
+    if replaced_by_key:
         lifecycle.supersede(targets[holder], successor=successor, reason=None, origin=Link.Origin.KEY,
                             principal=principal)
         result.superseded.append(holder)
@@ -140,7 +141,7 @@ def memory_remember(
             _link_on_write(successor, link, principal, result)
     steps.lap("insert")
 
-    if not supersedes and not holder:
+    if not supersedes and not replaced_by_key:
         result.similar_existing = selectors.similar_existing(
             owner=principal.user, project=project, vector=vector, exclude_id=successor.id
         )
@@ -154,12 +155,16 @@ def memory_remember(
 
 
 def _store(principal: Principal, draft: MemoryDraft, scope: str, project: Project | None,
-           embedded: Embedded) -> Memory:
+           embedded: Embedded, holder: Memory | None) -> Memory:
+    """The new row; a new version of a key keeps the time its chain began (``holder``: the version it replaces)."""
+    now = timezone.now()
+    key_since = None if draft.key is None else (holder.key_since or holder.created_at) if holder else now
     return _memory_create(
         principal, embedded, Event.Action.REMEMBERED, {"kind": draft.kind},
         scope=scope, project=project, kind=draft.kind, content=draft.content, writer=principal.writer,
         session_id=draft.session_id, valid_from=draft.valid_from, valid_until=draft.valid_until, source=draft.source,
         metadata=draft.metadata, namespace=draft.namespace, key=draft.key, key_hash=draft.key_hash,
+        key_since=key_since, created_at=now,
     )
 
 

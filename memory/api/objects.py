@@ -64,6 +64,8 @@ class MemoryOutput(serializers.Serializer):
     created_at = serializers.DateTimeField()
     namespace = serializers.ListField(child=serializers.CharField(), allow_null=True)
     key = serializers.CharField(allow_null=True)
+    key_since = serializers.DateTimeField(allow_null=True, help_text="For a keyed memory: when the first version of"
+                                          " its chain was written (a key-value item's creation time); else null.")
 
 
 class LinkOutput(serializers.Serializer):

@@ -89,6 +89,7 @@ class MemoryPage(TenantPage):
             content=data["content"], kind=memory.kind, scope=memory.scope,
             project=memory.project.slug if memory.project else None,
             links=(LinkSpec(type=Link.Type.SUPERSEDES, dst=memory.id, reason=data["reason"] or None),),
+            namespace=memory.namespace, key=memory.key,  # a keyed memory's correction is the key's new value
         )
         result = services.memory_remember(principal=self.principal, draft=draft, embedded=self.prepared["embedded"])
         if memory.id not in result.superseded:

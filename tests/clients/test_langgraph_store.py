@@ -147,20 +147,17 @@ def test_a_put_over_a_key_keeps_the_old_value_in_the_history(stack):
         assert [m.metadata["value"] for m in zm.memory_history(live.id)] == [{"theme": "light"}, {"theme": "dark"}]
 
 
-def test_get_dates_an_item_by_the_first_version_of_its_chain(stack, monkeypatch):
-    """created_at from one feed page of the key's versions, or from the history when they fill more than a page
-    (the page shortened to 2 here, instead of writing 201 versions)."""
+def test_get_and_search_date_an_item_by_the_first_version_of_its_chain(stack):
     namespace = ("dates",)
     with store_for(stack) as store, stack.client() as zm:
         for n in range(3):
             store.put(namespace, "counter", {"n": n})
         chain = zm.memory_history(live_memory(zm, namespace, "counter").id)
-        from_page = store.get(namespace, "counter")
-        monkeypatch.setattr(store_module, "FEED_PAGE", 2)
-        from_history = store.get(namespace, "counter")
-        assert from_page == from_history
-        assert (from_page.created_at, from_page.updated_at) == (chain[0].created_at, chain[-1].created_at)
-        assert from_page.value == {"n": 2}
+        item = store.get(namespace, "counter")
+        assert (item.created_at, item.updated_at) == (chain[0].created_at, chain[-1].created_at)
+        assert item.value == {"n": 2}
+        [found] = store.search(namespace)
+        assert (found.created_at, found.updated_at) == (item.created_at, item.updated_at)
 
 
 def test_a_keyed_memory_written_without_a_value_reads_as_its_content(stack):

@@ -31,8 +31,9 @@ def feed(api, token, query: str) -> list[dict]:
 def test_a_keyed_memory_carries_its_namespace_and_key(remember, acme):
     memory = put(remember, acme.member_token, "Likes pizza", metadata={"value": {"likes": "pizza"}})["memory"]
     assert (memory["namespace"], memory["key"], memory["metadata"]) == (PREFS, "food", {"value": {"likes": "pizza"}})
+    assert memory["key_since"] == memory["created_at"]
     plain = remember(acme.member_token, "An ordinary note")["memory"]
-    assert (plain["namespace"], plain["key"]) == (None, None)
+    assert (plain["namespace"], plain["key"], plain["key_since"]) == (None, None, None)
 
 
 def test_writing_a_key_again_supersedes_its_holder_with_origin_key(api, remember, acme):
@@ -40,6 +41,8 @@ def test_writing_a_key_again_supersedes_its_holder_with_origin_key(api, remember
     second = put(remember, acme.member_token, "Likes sushi now")
     old, new = first["memory"]["id"], second["memory"]["id"]
     assert second["superseded"] == [old] and second["similar_existing"] is None and second["hint"] is None
+    # The item's creation time travels with the chain, so a key-value client dates it from the live version alone.
+    assert second["memory"]["key_since"] == first["memory"]["created_at"] < second["memory"]["created_at"]
     detail = api(acme.member_token).get(f"/api/v1/memories/{new}").json()
     assert [m["id"] for m in detail["chain"]] == [old, new]
     link = next(link for link in detail["links"] if link["dst"] == old)
@@ -141,7 +144,7 @@ def test_restoring_an_older_version_while_the_key_is_held_is_refused(api, rememb
     # Forgotten and written again, a key starts a new chain.
     api(acme.member_token).post(f"/api/v1/memories/{old}/forget", {}, format="json")
     fresh = put(remember, acme.member_token, "Likes ramen")
-    assert fresh["superseded"] == []
+    assert fresh["superseded"] == [] and fresh["memory"]["key_since"] == fresh["memory"]["created_at"]
 
 
 def test_the_feed_filters_by_exact_namespace_key_and_prefix(api, remember, acme):

@@ -300,6 +300,13 @@ def test_a_keyed_memory_shows_its_key_and_every_value_written_under_it(acme, api
     refused = member_page.post(f"/memories/{old}", {"action": "restore"})
     assert refused.status_code == 409 and "Another live memory holds this key now" in html(refused)
     assert memory_of(api, acme.member_token, old)["status"] == "superseded"
+    # A correction written on the page is the key's next value: the key keeps a live holder.
+    answer = member_page.post(f"/memories/{new}", {"action": "correct", "content": "Prefers high contrast.",
+                                                   "reason": "asked again"})
+    assert answer.status_code == 303
+    corrected = memory_of(api, acme.member_token, answer["Location"].rsplit("/", 1)[1])
+    assert (corrected["namespace"], corrected["key"], corrected["status"]) == (["users", "u-1"], "theme", "live")
+    assert memory_of(api, acme.member_token, new)["superseded_by"] == corrected["id"]
 
 
 def test_review_retirement_names_the_reviewer(acme, api, remember, admin_page):

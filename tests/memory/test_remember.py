@@ -12,7 +12,7 @@ MISSING_ID = "mem_01ARZ3NDEKTSV4RRFFQ69G5FAV"
 MEMORY_KEYS = {
     "id", "content", "kind", "scope", "project", "owner", "status", "superseded_by", "invalidated_at",
     "invalidated_reason", "provenance", "valid_from", "valid_until", "expired", "loop", "closed_by", "source",
-    "metadata", "created_at", "namespace", "key",
+    "metadata", "created_at", "namespace", "key", "key_since",
 }
 
 

@@ -89,7 +89,8 @@ def main() -> dict[str, Any]:
     print("history, oldest first:")
     for status, value in history:
         print(f"  {status:10} {value}")
-    return {"preference": final.get("preference"), "history": history}
+    print(f"in the web admin: {os.environ['ZERO_MEMORY_URL'].rstrip('/')}/memories/{live.id}")
+    return {"preference": final.get("preference"), "history": history, "memory_id": live.id}
 
 
 if __name__ == "__main__":

@@ -11,16 +11,15 @@ memories on the server (`pip install 'zero-memory-client[langgraph]'`). What map
   no reason, and the store does not invent one.
 - `delete` (and `put(value=None)`): the live holder is forgotten (`POST /memories/{id}/forget`); it stays readable
   in the history and can be restored. Nothing there: nothing happens.
-- `get`: the live memory of (namespace, key); `created_at` is when the first version of its current chain was
-  written, `updated_at` when this version was.
+- `get`: the live memory of (namespace, key), one request; `created_at` is when the first version of its current
+  chain was written (the memory's `key_since`), `updated_at` when this version was.
 - `search` with a query: recall (meaning and words) within `namespace_prefix`; `SearchItem.score` is recall's fused
   score (higher is better, not a cosine similarity). Recall returns at most 50 memories, so with a query only the
   best 50 are filtered, offset and limited: a `filter` may match fewer than `limit` items although more exist.
   Without a query: the feed within the prefix, newest version first, paged until `offset + limit` items match.
   `filter` applies to the value on this side, with LangGraph's operators (`$eq`, `$ne`, `$gt`, `$gte`, `$lt`,
   `$lte`; a bare value means `$eq`; numbers compare as numbers, strings as strings, a dict equals a dict).
-  A search result's `created_at` is its own version's (like `updated_at`): finding each chain's first version
-  would cost one more request per result.
+  A search result is dated like `get`'s item.
 - `list_namespaces`: `GET /namespaces` ("*" matches any one label).
 
 A batch's reads (get, search, list_namespaces) see the store as it was before the batch's writes; the writes then
@@ -294,45 +293,17 @@ def _delete(namespace: Sequence[str], key: str) -> Steps[None]:
 
 
 def _get(namespace: Sequence[str], key: str) -> Steps[Item | None]:
-    """The live version and when its chain began, from one feed page of every version of the key (the chain's
-    versions share the key); the history endpoint only when that page does not hold them all."""
-    page: models.FeedPage = yield core.feed(None, _item_filter(namespace, key, lifecycle="all", limit=FEED_PAGE))
-    versions = page.results
-    live = next((m for m in versions if m.status == "live"), None)
-    if live is None and page.next_cursor is not None:  # an old version restored: older than the page's
-        versions = (yield core.feed(None, _item_filter(namespace, key, limit=1))).results
-        live = versions[0] if versions else None
-    if live is None:
+    page: models.FeedPage = yield core.feed(None, _item_filter(namespace, key, limit=1))
+    if not page.results:
         return None
-    if page.next_cursor is None:
-        first = _first_version(live, versions)
-    else:
-        chain: tuple[models.Memory, ...] = yield core.memory_history(live.id)
-        first = _first_version_in_chain(live, chain)
-    return Item(value=value_of(live), key=key, namespace=tuple(namespace), created_at=first.created_at,
+    live = page.results[0]
+    return Item(value=value_of(live), key=key, namespace=tuple(namespace), created_at=_created(live),
                 updated_at=live.created_at)
 
 
-def _first_version(live: models.Memory, versions: Sequence[models.Memory]) -> models.Memory:
-    predecessor = {m.superseded_by: m for m in versions if m.superseded_by is not None}
-    first, seen = live, {live.id}
-    while first.id in predecessor and predecessor[first.id].id not in seen:
-        first = predecessor[first.id]
-        seen.add(first.id)
-    return first
-
-
-def _first_version_in_chain(live: models.Memory, chain: Sequence[models.Memory]) -> models.Memory:
-    """Walking back from the live version (the chain is oldest first) while the versions keep its key."""
-    ids = [m.id for m in chain]
-    if live.id not in ids:
-        return live
-    first = live
-    for memory in reversed(chain[: ids.index(live.id)]):
-        if (memory.namespace, memory.key) != (live.namespace, live.key):
-            break
-        first = memory
-    return first
+def _created(memory: models.Memory) -> Any:
+    """When the item began: the first version of the memory's chain (a server before key_since: this version)."""
+    return memory.key_since or memory.created_at
 
 
 def value_of(memory: models.Memory) -> dict[str, Any]:
@@ -343,7 +314,7 @@ def value_of(memory: models.Memory) -> dict[str, Any]:
 
 def _search_item(memory: models.Memory, score: float | None = None) -> SearchItem:
     return SearchItem(namespace=tuple(memory.namespace or ()), key=memory.key or "", value=value_of(memory),
-                      created_at=memory.created_at, updated_at=memory.created_at, score=score)
+                      created_at=_created(memory), updated_at=memory.created_at, score=score)
 
 
 def _prefix_fields(prefix: Sequence[str]) -> dict[str, Any]:

@@ -111,6 +111,7 @@ class Memory(Model):
     created_at: datetime
     namespace: tuple[str, ...] | None = None  # a keyed memory's labels, outermost first
     key: str | None = None  # unique among the organization's live memories of the same namespace
+    key_since: datetime | None = None  # a keyed memory: when the first version of its chain was written
     extra: dict[str, Any] = _extra()
 
 
