@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "django_rq",
+    "oauth2_provider",  # the OAuth 2.1 authorization server's models and token endpoint (oauth/)
     "tenants",
     "memory",
     "hygiene",
@@ -214,6 +215,39 @@ SIGN_IN_LINK_HOURS = float(os.environ.get("SIGN_IN_LINK_HOURS", "24"))
 SIGN_IN_FAILURES = int(os.environ.get("SIGN_IN_FAILURES", "5"))
 SIGN_IN_FAILURE_MINUTES = int(os.environ.get("SIGN_IN_FAILURE_MINUTES", "15"))
 LOGIN_URL = "/sign-in"
+
+# The OAuth 2.1 authorization server (oauth/, on django-oauth-toolkit): what MCP's authorization spec asks of a server
+# that a client reaches by its URL alone. Authorization code with PKCE S256 only, public clients registered
+# dynamically, access tokens of an hour, refresh tokens that rotate (a reused one revokes its family), every token
+# bound to this server's resource (RFC 8707) and stored only as its SHA-256 (RFC 9700 token storage).
+OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"
+OAUTH_SCOPES = {"memory:read": "Read your memories", "memory:write": "Read and write your memories"}
+OAUTH2_PROVIDER = {
+    "SCOPES": OAUTH_SCOPES,
+    "DEFAULT_SCOPES": ["memory:read"],
+    "READ_SCOPE": "memory:read",
+    "WRITE_SCOPE": "memory:write",
+    "OAUTH2_VALIDATOR_CLASS": "oauth.validator.Validator",
+    "PKCE_REQUIRED": True,
+    "ACCESS_TOKEN_EXPIRE_SECONDS": int(os.environ.get("OAUTH_ACCESS_TOKEN_SECONDS", "3600")),
+    "REFRESH_TOKEN_EXPIRE_SECONDS": int(os.environ.get("OAUTH_REFRESH_TOKEN_SECONDS", str(30 * 24 * 3600))),
+    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 60,
+    "ROTATE_REFRESH_TOKEN": True,
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https"],  # http for loopback only: oauth/registration.py decides
+    "ALLOW_URI_WILDCARDS": False,
+    "ALLOW_LOCALHOST_LOOPBACK": True,  # RFC 8252 section 7.3: a loopback redirect URI may use any port
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
+    "COMPLIANT_BCP_RFC9700_REFRESH_TOKEN": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
+}
+# Open dynamic client registration (RFC 7591), limited per client address in Redis (tenants/ratelimit.py's windows).
+OAUTH_REGISTRATIONS_PER_WINDOW = int(os.environ.get("OAUTH_REGISTRATIONS_PER_WINDOW", "20"))
+OAUTH_REGISTRATION_WINDOW_SECONDS = int(os.environ.get("OAUTH_REGISTRATION_WINDOW_SECONDS", "3600"))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LANGUAGE_CODE = "en-us"

@@ -26,6 +26,8 @@ urlpatterns = [
         name="schema",
     ),
     path("api/v1/", include(api_v1)),
+    # The OAuth 2.1 authorization server and its discovery documents (oauth/): MCP clients connect by URL.
+    path("", include("oauth.urls")),
     # The web pages (tenants/pages.py): sign-in, the feed at /, memories, conflicts, loops, sources, /org/.
     path("", include("tenants.page_urls")),
     path("", include("memory.page_urls")),

@@ -27,7 +27,7 @@ from mcp_server.tools import INSTRUCTIONS, TOOLS, ToolSpec
 from plumbing.parsers import check_storable
 from plumbing.timing import StepTimer
 from tenants import entry
-from tenants.auth import BearerTokenAuthentication, Identity
+from tenants.auth import BearerTokenAuthentication, Identity, challenge, require_write
 
 logger = logging.getLogger(__name__)
 # The SDK logs each stateless POST's transport lifecycle at INFO ("Terminating session: None"): one more line per call
@@ -57,6 +57,8 @@ def run_tool(spec: ToolSpec, identity: Identity, arguments: dict) -> tuple[str, 
         # REST's JSON parser refuses in a body what check_storable refuses here: NUL, lone surrogates, infinity, depth
         with entry.enter(identity, steps, check=lambda: check_storable(arguments),
                          prepare=lambda: spec.prepare(arguments)) as entered:
+            if not spec.read_only:  # a read-only OAuth grant calls the read-only tools only
+                require_write(entered.principal, f"the {spec.name} tool", PATH)
             body, is_error = entered.prepared(entered.principal, steps), False
     except Exception as error:  # noqa: BLE001 - every error is answered; error_answer logs the unexpected ones
         body, is_error = error_answer(error)[1], True
@@ -71,7 +73,7 @@ def authenticate(authorization: str) -> Identity | tuple[int, dict]:
     thread that hands its connection back."""
     try:
         request = SimpleNamespace(headers={"authorization": authorization})  # all that the class reads of a request
-        authenticated = BearerTokenAuthentication().authenticate(request)
+        authenticated = BearerTokenAuthentication(resource_path=PATH, metadata_path=PATH).authenticate(request)
         if authenticated is None:
             raise exceptions.NotAuthenticated()
         return authenticated[1]
@@ -109,8 +111,10 @@ class McpEndpoint:
         caller = await self._in_thread(partial(authenticate, authorization))
         if isinstance(caller, tuple):
             status, body = caller
-            challenge = [(b"www-authenticate", b'Bearer realm="zero-memory"')] if status == 401 else []
-            await _send_json(send, status, body, challenge)
+            # MCP's authorization spec: the 401 names the protected-resource metadata, where an OAuth client starts.
+            error = "invalid_token" if authorization else None
+            headers = [(b"www-authenticate", challenge(PATH, error).encode())] if status == 401 else []
+            await _send_json(send, status, body, headers)
             return
         await self.app({**scope, _IDENTITY: caller}, receive, send)
 

@@ -40,6 +40,8 @@ class Code(StrEnum):
     FORBIDDEN = "forbidden"
     ADMIN_ONLY = "admin_only"
     WATCHER_FORBIDDEN = "watcher_forbidden"  # a watcher token adds; it never takes away or elevates
+    INSUFFICIENT_SCOPE = "insufficient_scope"  # an OAuth grant of memory:read only, asked to write (RFC 6750 3.1)
+    OAUTH_FORBIDDEN = "oauth_forbidden"  # an OAuth grant never mints tokens nor administers (oauth/)
     # What exists
     NOT_FOUND = "not_found"
     ALREADY_MEMBER = "already_member"

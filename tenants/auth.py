@@ -1,9 +1,18 @@
-"""Who is asking: bearer tokens for agents, Django sessions for the web pages. Both end in one Principal."""
+"""Who is asking: bearer tokens for agents, Django sessions for the web pages. Both end in one Principal.
+
+A bearer token is either a minted secret (``zm_...``, its SHA-256 in tenants_apitoken) or an OAuth access token
+issued by the authorization server (oauth/; its SHA-256 in django-oauth-toolkit's table, tied to a grant row in
+tenants_apitoken). Both resolve through a narrow lookup function to the same ids, and from there to the same
+Principal: the same row-level security, rate limit and services. An OAuth token also has an audience (RFC 8707): it
+is refused on a resource it was not issued for.
+"""
 import hashlib
+import json
 from dataclasses import dataclass
 from datetime import timedelta
 from uuid import UUID
 
+from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
 from django.db import connection
 from django.db.models import OuterRef, Subquery
@@ -11,12 +20,59 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 from rest_framework import authentication, exceptions
 
-from plumbing.errors import Code, Forbidden
+from plumbing.errors import Code, DomainError, Forbidden
 from tenants import rls
 from tenants.models import ApiToken, Membership, User
 
 SESSION_ORG_KEY = "zm_org_id"
 LAST_USED_RESOLUTION = timedelta(minutes=1)  # bounds the writes that last_used_at costs on busy tokens
+MINTED_PREFIX = "zm_"  # every minted secret starts so; anything else presented as a bearer token is an OAuth one
+WRITE_SCOPE = "memory:write"
+REALM = "zero-memory"
+
+
+def resource_url(path: str = "") -> str:
+    """This server as an OAuth protected resource (RFC 8707, RFC 9728): PUBLIC_URL, or PUBLIC_URL + path."""
+    return settings.PUBLIC_URL + path
+
+
+def metadata_url(path: str = "") -> str:
+    """Where the protected-resource metadata of ``resource_url(path)`` is (RFC 9728 section 3.1)."""
+    return settings.PUBLIC_URL + "/.well-known/oauth-protected-resource" + path
+
+
+def audience_allows(bound: list[str], resource: str) -> bool:
+    """Whether a token bound to ``bound`` may be used at ``resource``: one of them is the resource or a parent of it
+    by whole path segments (a token for the server serves /mcp and /api/v1; one for /mcp serves only /mcp)."""
+    for uri in bound:
+        uri = uri.rstrip("/")
+        if resource == uri or resource.startswith(uri + "/"):
+            return True
+    return False
+
+
+def challenge(resource_path: str, error: str | None = None, scope: str | None = None) -> str:
+    """The WWW-Authenticate value of a refusal (RFC 6750 section 3, RFC 9728 section 5.1)."""
+    parts = [f'realm="{REALM}"']
+    if error:
+        parts.append(f'error="{error}"')
+    if scope:
+        parts.append(f'scope="{scope}"')
+    parts.append(f'resource_metadata="{metadata_url(resource_path)}"')
+    return "Bearer " + ", ".join(parts)
+
+
+class InsufficientScope(DomainError):
+    """A read-only OAuth grant asked to write: 403, with the challenge that tells an OAuth client what to ask for."""
+
+    status = 403
+
+    def __init__(self, action: str, resource_path: str = "") -> None:
+        super().__init__(Code.INSUFFICIENT_SCOPE,
+                         f"This token was granted memory:read only; {action} needs memory:write.",
+                         {"required_scope": WRITE_SCOPE})
+        self.headers = {"WWW-Authenticate": challenge(resource_path, "insufficient_scope",
+                                                      f"memory:read {WRITE_SCOPE}")}
 
 
 @dataclass(frozen=True)
@@ -32,7 +88,16 @@ class Principal:
 
     @property
     def is_admin(self) -> bool:
-        return self.membership.role == Membership.Role.ADMIN
+        # An OAuth grant is never admin-capable, whoever approved it: a client reached by its URL gets memory tools.
+        return self.membership.role == Membership.Role.ADMIN and not self.is_oauth
+
+    @property
+    def is_oauth(self) -> bool:
+        return self.token is not None and self.token.is_oauth
+
+    @property
+    def read_only(self) -> bool:
+        return self.token is not None and self.token.read_only
 
     @property
     def writer(self) -> str:
@@ -52,15 +117,40 @@ def require_authoritative(principal: Principal, action: str) -> None:
         raise Forbidden(Code.WATCHER_FORBIDDEN, f"A watcher token cannot {action}; use an agent or human token.")
 
 
+def require_write(principal: Principal, action: str, resource_path: str = "") -> None:
+    """Refuse a write to a read-only OAuth grant (403 insufficient_scope), before anything is written."""
+    if principal.read_only:
+        raise InsufficientScope(action, resource_path)
+
+
+def require_not_oauth(principal: Principal, action: str) -> None:
+    """Refuse to an OAuth grant what would let it outgrow itself: minting tokens, revoking others' tokens."""
+    if principal.is_oauth:
+        raise Forbidden(Code.OAUTH_FORBIDDEN, f"An OAuth grant cannot {action}; sign in to the web admin to do it.")
+
+
 def hash_secret(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def token_identity(secret: str) -> tuple[str, UUID, UUID] | None:
-    """Resolve a secret before any identity exists, through the narrow lookup function (see migration 0002)."""
+def token_identity(secret: str, resource: str | None = None) -> tuple[str, UUID, UUID] | None:
+    """Resolve a secret before any identity exists, through the narrow lookup functions (migrations 0002, 0003).
+
+    A minted secret is looked up by its hash; any other is an OAuth access token, which also has to be bound to
+    ``resource`` (this server's REST API or MCP endpoint) to count.
+    """
     with connection.cursor() as cursor:
-        cursor.execute("SELECT token_id, org_id, user_id FROM zm_token_identity(%s)", [hash_secret(secret)])
-        return cursor.fetchone()
+        if secret.startswith(MINTED_PREFIX):
+            cursor.execute("SELECT token_id, org_id, user_id FROM zm_token_identity(%s)", [hash_secret(secret)])
+            return cursor.fetchone()
+        cursor.execute("SELECT token_id, org_id, user_id, resource FROM zm_oauth_identity(%s)", [hash_secret(secret)])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    bound = row[3] if isinstance(row[3], list) else json.loads(row[3] or "[]")
+    if resource is None or not audience_allows(bound, resource):
+        return None  # issued for another resource (RFC 8707): refused like an unknown token
+    return row[0], row[1], row[2]
 
 
 @dataclass(frozen=True)
@@ -111,6 +201,17 @@ def principal_for(identity: Identity) -> Principal:
 
 
 class BearerTokenAuthentication(authentication.BaseAuthentication):
+    """``Authorization: Bearer <token>``, for the REST API (``resource_path`` /api/v1) or MCP (/mcp)."""
+
+    resource_path = "/api/v1"
+    metadata_path = ""  # the REST API's 401 points at the server's protected-resource metadata
+
+    def __init__(self, resource_path: str | None = None, metadata_path: str | None = None) -> None:
+        if resource_path is not None:
+            self.resource_path = resource_path
+        if metadata_path is not None:
+            self.metadata_path = metadata_path
+
     def authenticate(self, request):
         header = authentication.get_authorization_header(request).decode("latin-1")
         if not header:
@@ -118,7 +219,7 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         scheme, _, secret = header.partition(" ")
         if scheme.lower() != "bearer" or not secret.strip():
             raise exceptions.AuthenticationFailed("Send the token as 'Authorization: Bearer <token>'.")
-        identity = token_identity(secret.strip())
+        identity = token_identity(secret.strip(), resource_url(self.resource_path))
         if identity is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked token.")
         token_id, org_id, user_id = identity
@@ -126,7 +227,10 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         return identity, identity
 
     def authenticate_header(self, request) -> str:
-        return 'Bearer realm="zero-memory"'
+        # RFC 6750 section 3.1: a request without a token gets no error code; a bad, revoked, expired or
+        # wrong-audience token gets invalid_token. Either way the client learns where to start OAuth (RFC 9728).
+        presented = bool(authentication.get_authorization_header(request))
+        return challenge(self.metadata_path, "invalid_token" if presented else None)
 
 
 def session_identity(session) -> Identity | None:

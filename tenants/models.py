@@ -6,6 +6,7 @@ a member of several organizations; their rows are also under RLS (visible only t
 """
 import uuid
 
+from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
 from django.db import models
 
@@ -111,7 +112,17 @@ class ApiToken(models.Model):
     writer = models.CharField(max_length=16, choices=Writer.choices)
     project = models.ForeignKey(Project, null=True, blank=True, on_delete=models.PROTECT)
     # sha256 of the secret: secrets are long random strings, so a fast hash is enough and lookup stays O(1).
-    secret_hash = models.CharField(max_length=64, unique=True)
+    # Null for a grant to an OAuth client, which has no secret of its own: its access tokens are the OAuth ones.
+    secret_hash = models.CharField(max_length=64, unique=True, null=True, blank=True)
+    # A grant to an OAuth client (oauth/): the client, whether it may only read, and the family of its refresh
+    # tokens (django-oauth-toolkit's token_family, kept through every rotation), which ties each of the client's
+    # access tokens to this row. Revoking the row ends them all. No foreign key in the database: tenants_apitoken is
+    # a Citus reference table (tenants/migrations/_citus.py), which may only reference other reference tables, and
+    # the toolkit's tables are the authorization server's own, not the tenants'.
+    application = models.ForeignKey(settings.OAUTH2_PROVIDER_APPLICATION_MODEL, null=True, blank=True,
+                                    on_delete=models.PROTECT, related_name="+", db_constraint=False)
+    read_only = models.BooleanField(default=False)
+    oauth_family = models.UUIDField(null=True, blank=True, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
@@ -124,3 +135,7 @@ class ApiToken(models.Model):
     @property
     def is_authoritative(self) -> bool:
         return self.writer != self.Writer.WATCHER
+
+    @property
+    def is_oauth(self) -> bool:
+        return self.application_id is not None

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from plumbing.errors import Code, Forbidden, Invalid, NotFound, StateConflict
 from tenants import rls
-from tenants.auth import Principal, hash_secret, require_authoritative
+from tenants.auth import Principal, hash_secret, require_authoritative, require_not_oauth
 from tenants.models import ApiToken, Membership, Organization, Project, ProjectMember, User
 
 
@@ -148,6 +148,7 @@ def api_token_issue(
     *, principal: Principal, name: str, writer: str, project_slug: str | None, user_id: uuid.UUID | None
 ) -> tuple[ApiToken, str]:
     """Mint a token: members for themselves, admins for any user of the org. Returns the token and its secret."""
+    require_not_oauth(principal, "mint tokens")  # a minted token of an admin would be admin-capable: an escalation
     if writer != ApiToken.Writer.WATCHER:
         require_authoritative(principal, f"mint {writer} tokens (only watcher tokens)")
     if user_id not in (None, principal.user.id):  # another user's token reaches that user's personal memories
@@ -167,10 +168,28 @@ def api_token_issue(
     return _token_create(org=principal.org, user=user, name=name, writer=writer, project=project)
 
 
+def oauth_grant_create(*, principal: Principal, application_id: int, name: str, project_slug: str | None,
+                       read_only: bool) -> ApiToken:
+    """A person's approval of an OAuth client (oauth/consent.py): an agent token of theirs without a secret, tied to
+    the client and to the refresh-token family its tokens will carry. It lists and revokes like a minted token."""
+    require_authoritative(principal, "approve OAuth clients")
+    require_not_oauth(principal, "approve OAuth clients")
+    project = None
+    if project_slug:
+        project = Project.objects.filter(slug=project_slug, members__user=principal.user).first()
+        if project is None:
+            raise NotFound(Code.NOT_FOUND, "No such project.", {"project": project_slug})
+    return ApiToken.objects.create(
+        org=principal.org, user=principal.user, name=name[:200], writer=ApiToken.Writer.AGENT, project=project,
+        application_id=application_id, read_only=read_only, oauth_family=uuid.uuid4(),
+    )
+
+
 def api_token_revoke(*, principal: Principal, token_id: str) -> None:
     """Revoke at once: authentication checks revoked_at on every request. Revoking twice changes nothing."""
     if principal.token is None or token_id != principal.token.id:
         require_authoritative(principal, "revoke other tokens (only itself)")
+        require_not_oauth(principal, "revoke other tokens (only itself)")
     token = ApiToken.objects.filter(pk=token_id).first()  # RLS: own tokens, or all of the org for admins
     if token is None:
         raise NotFound(Code.NOT_FOUND, "No such token.")

@@ -9,7 +9,7 @@ from plumbing.errors import Code, Forbidden
 from plumbing.parsers import check_path_and_query
 from plumbing.timing import StepTimer
 from tenants import entry
-from tenants.auth import Principal
+from tenants.auth import Principal, require_write
 from tenants.entry import roll_back_on_error
 
 
@@ -36,6 +36,7 @@ class TenantAPIView(APIView):
     # and the rollback of an error response happens in dispatch below (it was in config/errors.py).
 
     admin_only = False
+    reads_only = False  # a POST that only reads (recall): a read-only OAuth grant may send it
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -71,6 +72,8 @@ class TenantAPIView(APIView):
         self.prepared = entered.prepared
         if self.admin_only:
             self.require_admin()
+        if request.method not in ("GET", "HEAD", "OPTIONS") and not self.reads_only:
+            require_write(self.principal, f"{request.method} {request.path}")
 
     def finalize_response(self, request, response, *args, **kwargs):
         self.steps.lap("render")  # the handler's work since the service's last step: mostly serialization

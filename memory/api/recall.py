@@ -23,6 +23,8 @@ _TIME = serializers.DateTimeField()  # as the memory objects write their times
 
 
 class RecallView(TenantAPIView):
+    reads_only = True  # a POST that reads: a read-only OAuth grant recalls
+
     class Input(serializers.Serializer):
         query = StrictCharField(max_length=MAX_CONTENT_CHARS)
         project = StrictSlugField(required=False, allow_null=True)

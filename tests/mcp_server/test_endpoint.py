@@ -181,9 +181,13 @@ def test_a_missing_invalid_or_revoked_token_is_refused_with_401(stack):
         connection.close()
         return answer
 
-    for headers in ({}, {"Authorization": "Bearer zm_not_a_token"}, {"Authorization": "Basic abc"}):
+    # MCP's authorization spec: the challenge names the protected-resource metadata, where an OAuth client starts.
+    metadata = 'resource_metadata="http://127.0.0.1:8000/.well-known/oauth-protected-resource/mcp"'  # the default
+    for headers, error in (({}, ""), ({"Authorization": "Bearer zm_not_a_token"}, 'error="invalid_token", '),
+                           ({"Authorization": "Basic abc"}, 'error="invalid_token", ')):
         status, body, challenge = post(headers)
-        assert (status, body["error"]["code"], challenge) == (401, "unauthenticated", 'Bearer realm="zero-memory"')
+        assert (status, body["error"]["code"], challenge) == (
+            401, "unauthenticated", f'Bearer realm="zero-memory", {error}{metadata}')
 
     async def main():
         async with session(port, minted["token"]) as mcp:

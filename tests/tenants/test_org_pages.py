@@ -13,6 +13,7 @@ from tenants import rls
 from tenants.auth import SESSION_ORG_KEY, load_principal
 from tenants.models import ApiToken, Membership, Project, User
 from tenants.services import membership_role_change
+from tests.support.oauth import granted
 from tests.support.pages import signed_in
 from tests.support.tenants import issue_token
 from tests.support.watchers import mint_watcher
@@ -431,3 +432,16 @@ def test_members_read_the_settings_and_only_admins_change_them(api, acme):
     assert b"checked" in admin.get("/org/settings").content
     assert admin.post("/org/settings", {}).status_code == 302  # an unticked box is absent from the form
     assert setting(api, acme) is False
+
+
+def test_an_oauth_grant_is_listed_with_the_tokens_and_revoked_there(api, acme):
+    _, tokens = granted(acme, acme.member, resource=settings.PUBLIC_URL, access="read")
+    assert api(tokens["access_token"]).get("/api/v1/me").status_code == 200
+    browser = signed_in(acme, acme.member)
+    page = browser.get("/org/tokens").content.decode()
+    assert "Test agent" in page and "OAuth client · read only" in page
+    with rls.tenant_scope(acme.scope):
+        grant = ApiToken.objects.get(application__isnull=False)
+    assert grant.last_used_at is not None  # the call above
+    assert browser.post(f"/org/tokens/{grant.id}/revoke").status_code == 302
+    assert api(tokens["access_token"]).get("/api/v1/me").status_code == 401
