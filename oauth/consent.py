@@ -102,6 +102,14 @@ class AuthorizeView(PageMethods, OAuthLibMixin, View):
         read_only = form.cleaned_data["access"] == "read"
         granted = [READ] if read_only else scopes
         scope = rls.Scope(org_id=UUID(org_id), user_id=self.person.user.id)
+        try:
+            return self.approve(request, scope, application, credentials, granted, project_slug, read_only)
+        except AuthenticationFailed:  # left that organization since the page was shown
+            return error_page(request, 400, "You are no longer a member of that organization.", principal=self.person)
+
+    def approve(self, request: HttpRequest, scope: rls.Scope, application: Application, credentials: dict,
+                granted: list[str], project_slug: str, read_only: bool) -> HttpResponse:
+        """The grant and its code, in one transaction as the person in the chosen organization."""
         with rls.tenant_scope(scope):
             principal = load_principal(scope, None)
             grant = services.oauth_grant_create(principal=principal, application_id=application.id,

@@ -41,6 +41,7 @@ def call(port: int, token: str, method: str, path: str, body: dict | None = None
         connection.close()
 
 
-def served(env: dict[str, str], log: Path, workers: int = 1) -> AbstractContextManager[int]:
-    """`make run`'s web server on a spare port (embedded_stack.serving.served); yields the port, stops it after."""
-    return serving.served(env, workers=workers, log_path=log)
+def served(env: dict[str, str], log: Path, workers: int = 1, port: int | None = None) -> AbstractContextManager[int]:
+    """`make run`'s web server on ``port`` (a spare one by default: embedded_stack.serving.served); yields the port,
+    stops it after."""
+    return serving.served(env, workers=workers, log_path=log, port=port)
