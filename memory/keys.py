@@ -2,8 +2,8 @@
 replaces it, as a declared supersede of the key's live holder under the same guardrails as a link in the body.
 
 Keys belong to the organization: one live holder per key, whoever wrote it. Writers of one key take its lock in
-turn, so the second finds the first's version and replaces it (never two live holders); a deferred exclusion
-constraint (migration 0013) holds the rule even if that failed. A key held by a memory the caller cannot see is
+turn, so the second finds the first's version and replaces it (never two live holders); a unique index of live
+holders (migration 0015) holds the rule even if that failed. A key held by a memory the caller cannot see is
 refused, not shared.
 """
 import hashlib
@@ -70,3 +70,10 @@ def check_replace(principal: Principal, holder: str, namespace: list[str] | None
     if principal.org.require_supersede_reason:
         raise Invalid(Code.REASON_REQUIRED, "This organization requires a reason on every supersede: declare the key's"
                       " current memory as a supersedes link with a reason.", {**where, "dst": [holder]})
+
+
+def take(memory: Memory, digest: str) -> None:
+    """Give a new version its key once the version it replaces is retired: the unique index of live holders is
+    checked at once, so the two cannot both hold it for a moment."""
+    Memory.objects.filter(pk=memory.pk).update(key_hash=digest)
+    memory.key_hash = digest

@@ -99,8 +99,8 @@ class Memory(models.Model):
     metadata = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     # A key names one fact in a namespace (memory/keys.py): a keyed write supersedes the live holder of its key, and
-    # a constraint checked at commit keeps one live holder per key (migration 0013). The index and the constraint
-    # hold key_hash, since labels and keys together can be longer than a btree entry may be.
+    # a unique index keeps one live holder per key. The indexes hold key_hash, since labels and keys together can be
+    # longer than a btree entry may be.
     namespace = ArrayField(models.TextField(), null=True, blank=True)
     key = models.TextField(null=True, blank=True)
     key_hash = models.CharField(max_length=64, null=True, blank=True, editable=False)
@@ -128,6 +128,12 @@ class Memory(models.Model):
             ),
             # Every version of a key, for the feed's key filter and the store's history.
             models.Index(fields=["org", "key_hash"], condition=Q(key_hash__isnull=False), name="memory_key_idx"),
+        ]
+        constraints = [
+            # One live holder per key and organization (memory/keys.py). A new version takes the key's hash once
+            # the version it replaces has let go of it, in the same transaction.
+            models.UniqueConstraint(fields=["org", "key_hash"], condition=Q(status="live", key_hash__isnull=False),
+                                    name="memory_one_live_holder_per_key"),
         ]
 
     @property

@@ -136,6 +136,8 @@ def memory_remember(
         lifecycle.supersede(targets[holder], successor=successor, reason=None, origin=Link.Origin.KEY,
                             principal=principal)
         result.superseded.append(holder)
+    if holder and absorbing is None:
+        keys.take(successor, draft.key_hash)
     for link in draft.links:
         if link.type != Link.Type.SUPERSEDES:
             _link_on_write(successor, link, principal, result)
@@ -163,8 +165,8 @@ def _store(principal: Principal, draft: MemoryDraft, scope: str, project: Projec
         principal, embedded, Event.Action.REMEMBERED, {"kind": draft.kind},
         scope=scope, project=project, kind=draft.kind, content=draft.content, writer=principal.writer,
         session_id=draft.session_id, valid_from=draft.valid_from, valid_until=draft.valid_until, source=draft.source,
-        metadata=draft.metadata, namespace=draft.namespace, key=draft.key, key_hash=draft.key_hash,
-        key_since=key_since, created_at=now,
+        metadata=draft.metadata, namespace=draft.namespace, key=draft.key, key_since=key_since, created_at=now,
+        key_hash=None if holder else draft.key_hash,  # a new version takes the key once its holder let go (keys.take)
     )
 
 

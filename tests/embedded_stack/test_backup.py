@@ -66,7 +66,8 @@ def test_a_restored_backup_keeps_isolation_grants_functions_and_vectors(committe
                                                                        restored_databases):
     acme, globex = build_tenant("acme"), build_tenant("globex")
     for tenant in (acme, globex):
-        remember(tenant.member_token, f"{tenant.org.slug} deploys on Fridays", project="web")
+        remember(tenant.member_token, f"{tenant.org.slug} deploys on Fridays", project="web", namespace=["ops"],
+                 key="deploy-day")  # a keyed memory: its unique index of live holders restores with the rest
         remember(tenant.admin_token, f"{tenant.org.slug} admin's private note", scope="personal")
     db = connections["owner"].settings_dict
     source = _catalog(db, db["NAME"])
