@@ -227,3 +227,12 @@ def test_the_revocation_endpoint_ends_an_access_token(acme):
                              content_type="application/x-www-form-urlencoded")
     assert response.status_code == 200
     assert AccessToken.objects.count() == 0
+
+
+def test_token_answers_are_never_cached(acme):
+    client_id, verifier, code = approved_code(acme, acme.member)
+    form = {"grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT, "client_id": client_id,
+            "code_verifier": verifier, "resource": mcp_resource()}
+    for _ in range(2):  # the answer with tokens, then the refusal of the spent code (RFC 6749 5.1, 5.2)
+        response = Client().post("/oauth/token", urlencode(form), content_type="application/x-www-form-urlencoded")
+        assert response["Cache-Control"] == "no-store" and response["Content-Type"] == "application/json"
