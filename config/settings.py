@@ -69,7 +69,7 @@ HTTPS = _env_bool("ZM_HTTPS", False)
 if HTTPS:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = _env_bool("SECURE_SSL_REDIRECT", HTTPS)
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_REDIRECT_EXEMPT = [r"^(healthz|livez|readyz)$"]
 SESSION_COOKIE_SECURE = _env_bool("SESSION_COOKIE_SECURE", HTTPS)
 CSRF_COOKIE_SECURE = _env_bool("CSRF_COOKIE_SECURE", HTTPS)
 CSRF_COOKIE_HTTPONLY = True  # no script of ours reads it: forms carry the token

@@ -4,7 +4,7 @@ from drf_spectacular.views import SpectacularAPIView
 from rest_framework.permissions import AllowAny
 
 from plumbing import errors
-from plumbing.health import healthz
+from plumbing.health import healthz, livez, readyz
 
 api_v1 = [
     path("", include("tenants.urls")),
@@ -16,6 +16,8 @@ api_v1 = [
 
 urlpatterns = [
     path("healthz", healthz),
+    path("livez", livez),
+    path("readyz", readyz),
     path(
         "api/schema/",
         SpectacularAPIView.as_view(

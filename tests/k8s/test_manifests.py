@@ -1,7 +1,7 @@
 """k8s/ in CI: render every overlay (k8s/render.py), validate every manifest against the Kubernetes 1.37 schemas
 (kubernetes-validate, offline), check the CloudNativePG Cluster by hand (a CRD: not in those schemas), and check that
 the manifests agree with the code: the app image, the environment variables (read by the settings and listed in
-the README's Configuration table), the ports, the web server's command, /healthz, and who may reach what."""
+the README's Configuration table), the ports, the web server's command, the probes, and who may reach what."""
 import inspect
 import math
 import re
@@ -11,7 +11,7 @@ import kubernetes_validate
 import pytest
 from django.urls import resolve
 
-from plumbing.health import healthz
+from plumbing.health import livez, readyz
 from embedded_stack.launcher import WORKER_ARGS, server_command
 from hygiene.judge.vllm import VllmJudge
 from k8s.render import pod_spec, pod_template, render
@@ -150,9 +150,10 @@ def test_web_runs_make_runs_server_on_the_ports_the_service_and_probes_use(overl
     assert named_port(web, service["spec"]["ports"][0]["targetPort"]) == port
     assert service["spec"]["selector"].items() <= pod_template(web)["metadata"]["labels"].items()
     allowed_hosts = config_data(resources)["ALLOWED_HOSTS"].split(",")
-    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+    # Liveness touches nothing (a database outage restarts no pod); startup and readiness need Postgres and Redis.
+    for probe, view in (("startupProbe", readyz), ("readinessProbe", readyz), ("livenessProbe", livez)):
         get = server[probe]["httpGet"]
-        assert resolve(get["path"]).func is healthz
+        assert resolve(get["path"]).func is view
         assert named_port(web, get["port"]) == port
         assert {h["value"] for h in get["httpHeaders"] if h["name"] == "Host"} <= set(allowed_hosts)
     # embedded_stack/launcher.py server_env: each process's onnxruntime threads are its share of the requested cores.

@@ -28,6 +28,13 @@ class FakeVllm:
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
                 return self._answer()
 
+            def do_GET(self):  # noqa: N802 - vLLM's /health: 200 and no body while the server is up
+                with server._count:
+                    server.in_flight += 1
+                if self.path != "/health":
+                    return self._send(404, {"error": f"unknown path {self.path}"})
+                return self._send(200, {})
+
             def _answer(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
