@@ -1,13 +1,9 @@
 """Concurrent declared supersedes of one target, with real threads and real database connections."""
-import threading
-
-from django.db import connection
-
 from memory import services
 from memory.models import Link, Memory
 from tenants import rls
 from tenants.auth import load_principal
-from tests.support.memories import WRITERS, remember_in_process
+from tests.support.memories import WRITERS, at_once, remember_in_process
 from tests.support.tenants import build_tenant
 
 
@@ -20,25 +16,12 @@ def test_eight_concurrent_supersedes_of_one_target_retire_it_exactly_once(commit
     target_id = target.memory.id
     vectors = [services.memory_embedding(f"The build server is ci-{index + 2}.") for index in range(WRITERS)]
 
-    barrier = threading.Barrier(WRITERS)
-    results: list = [None] * WRITERS
+    def write(index: int):
+        with rls.tenant_scope(scope):
+            return remember_in_process(principal, f"The build server is ci-{index + 2}.", vectors[index],
+                                       links=[services.LinkSpec("supersedes", target_id, f"writer {index}")])
 
-    def write(index: int) -> None:
-        try:
-            barrier.wait()
-            with rls.tenant_scope(scope):
-                results[index] = remember_in_process(principal, f"The build server is ci-{index + 2}.", vectors[index],
-                                           links=[services.LinkSpec("supersedes", target_id, f"writer {index}")])
-        except Exception as error:  # noqa: BLE001 - reported below with its thread
-            results[index] = error
-        finally:
-            connection.close()  # each thread had its own connection
-
-    threads = [threading.Thread(target=write, args=(i,)) for i in range(WRITERS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results = at_once(WRITERS, write)
 
     assert not [r for r in results if isinstance(r, Exception)], results
     winners = [r for r in results if r.superseded == [target_id]]

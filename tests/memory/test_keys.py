@@ -1,9 +1,6 @@
 """Keyed memories (docs/API.md "Keyed memories"): a write of a namespace and key replaces the key's live holder as a
 declared supersede, with every guardrail; the feed, recall and the namespace listing read by namespace."""
-import threading
-
 import pytest
-from django.db import connection
 
 from hygiene.judge import Judgement, get_judge
 from hygiene.services import Candidate, decide_pair
@@ -11,7 +8,7 @@ from memory import services
 from memory.models import Link, Memory, Review
 from tenants import rls
 from tenants.auth import load_principal
-from tests.support.memories import remember_in_process
+from tests.support.memories import at_once, remember_in_process
 from tests.support.tenants import build_tenant
 from tests.support.watchers import mint_watcher
 
@@ -239,26 +236,12 @@ def test_fifty_parallel_writers_of_one_key_leave_one_chain(committed):
         principal = load_principal(scope, token_id=None)
     contents = [f"The build server is ci-{index}." for index in range(writers)]
     vectors = [services.memory_embedding(content) for content in contents]
-    barrier = threading.Barrier(writers)
-    results: list = [None] * writers
 
-    def write(index: int) -> None:
-        try:
-            barrier.wait()
-            with rls.tenant_scope(scope):
-                results[index] = remember_in_process(principal, contents[index], vectors[index], namespace=["ci"],
-                                                     key="build-server")
-        except Exception as error:  # noqa: BLE001 - reported below with its thread
-            results[index] = error
-        finally:
-            connection.close()  # each thread had its own connection
+    def write(index: int):
+        with rls.tenant_scope(scope):
+            return remember_in_process(principal, contents[index], vectors[index], namespace=["ci"], key="build-server")
 
-    threads = [threading.Thread(target=write, args=(i,)) for i in range(writers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-
+    results = at_once(writers, write)
     assert not [r for r in results if isinstance(r, Exception)], results
     with rls.tenant_scope(scope):
         versions = {m.id: m for m in Memory.objects.filter(key="build-server")}
