@@ -53,4 +53,4 @@ COPY hygiene hygiene
 USER 10001:10001
 EXPOSE 8000
 # The web server of `make run` (embedded_stack/launcher.py server_command); k8s/ gives each pod its own command.
-CMD ["python", "-m", "uvicorn", "config.asgi:application", "--host", "0.0.0.0", "--port", "8000", "--workers", "2", "--lifespan", "on", "--timeout-graceful-shutdown", "10"]
+CMD ["python", "-m", "uvicorn", "config.asgi:application", "--host", "0.0.0.0", "--port", "8000", "--workers", "2", "--lifespan", "on", "--no-access-log", "--timeout-graceful-shutdown", "10"]

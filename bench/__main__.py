@@ -11,6 +11,7 @@ import json
 import os
 import platform
 import sys
+import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -100,6 +101,10 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--seconds", type=float, default=600, help="how long the clients run")
     sub.add_argument("--soak-clients", type=int, default=4, help="client processes")
 
+    sub = bench("telemetry", "what metrics, the request log and disabled tracing add to remember and recall (p50)")
+    memories(sub, 2_000, "memories in the tenant")
+    sub.add_argument("--requests", type=_at_least_one, default=1000, help="requests per side and operation")
+
     sub = bench("pages", "render time of each web page in a tenant of --memories")
     memories(sub, 10_000, "memories in the tenant")
     sub.add_argument("--renders", type=_at_least_one, default=20, help="renders of each page after a warm-up")
@@ -140,6 +145,9 @@ def main(argv: list[str]) -> int:
         from bench.load import use_bench_database
 
         use_bench_database()  # its own database, before the settings are read
+    if args.which == "telemetry":
+        # Metrics as `make run` keeps them (one file per process); prometheus-client reads this when first imported.
+        os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="zm-bench-metrics-"))
     django.setup()
     from django.conf import settings
 

@@ -14,13 +14,20 @@ connections end cleanly.
 """
 import asyncio
 import os
+import time
 from contextlib import AsyncExitStack
 
+import django
 from a2wsgi import WSGIMiddleware
 from django.conf import settings
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+django.setup(set_prefix=False)
+
+from telemetry import exposition, metrics, tracing  # noqa: E402 - needs the Django set-up above
+
+tracing.configure()  # before the handler loads the middleware: the Django instrumentation adds its own
 django_application = WSGIMiddleware(get_wsgi_application(), workers=settings.WEB_THREADS)
 
 from plumbing.body import whole_body  # noqa: E402 - needs the Django set-up above
@@ -42,12 +49,14 @@ def _start_up() -> None:
     pool = connections["default"].pool
     if pool is not None:
         pool.open()  # does not wait: a database that is down makes /healthz answer 503, not the worker fail
+        exposition.sample_pool_every()
 
 
 def _shut_down() -> None:
     from django.db import connections
 
     connections["default"].close_pool()
+    exposition.process_ended()
 
 
 async def _lifespan(receive, send) -> None:
@@ -69,10 +78,27 @@ async def _lifespan(receive, send) -> None:
                 return
 
 
+async def _measured(app, route: str, scope, receive, send) -> None:
+    """The request metrics of an endpoint served beside Django (Django's are taken by telemetry/middleware.py)."""
+    started, status = time.perf_counter(), 500
+
+    async def send_and_see(message) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+        await send(message)
+
+    try:
+        await app(scope, receive, send_and_see)
+    finally:
+        metrics.http_requests.labels(route, scope["method"], status).inc()
+        metrics.http_duration.labels(route, scope["method"]).observe(time.perf_counter() - started)
+
+
 async def application(scope, receive, send) -> None:
     if scope["type"] == "lifespan":
         await _lifespan(receive, send)
     elif scope["type"] == "http" and (scope["path"] == MCP_PATH or scope["path"].startswith(MCP_PATH + "/")):
-        await mcp_application(scope, receive, send)
+        await _measured(mcp_application, "mcp", scope, receive, send)
     else:
         await django_bodies_first(scope, receive, send)

@@ -46,6 +46,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: a request id, the request's metrics and its one log line, whatever answers it (telemetry/).
+    "telemetry.middleware.RequestTelemetry",
     "django.middleware.security.SecurityMiddleware",
     "plumbing.security.ContentSecurityPolicyMiddleware",
     # The pages' own CSS and scripts, served by the app itself (no CDN, no collectstatic step): whitenoise finds them
@@ -69,7 +71,7 @@ HTTPS = _env_bool("ZM_HTTPS", False)
 if HTTPS:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = _env_bool("SECURE_SSL_REDIRECT", HTTPS)
-SECURE_REDIRECT_EXEMPT = [r"^(healthz|livez|readyz)$"]
+SECURE_REDIRECT_EXEMPT = [r"^(healthz|livez|readyz|metrics)$"]
 SESSION_COOKIE_SECURE = _env_bool("SESSION_COOKIE_SECURE", HTTPS)
 CSRF_COOKIE_SECURE = _env_bool("CSRF_COOKIE_SECURE", HTTPS)
 CSRF_COOKIE_HTTPONLY = True  # no script of ours reads it: forms carry the token
@@ -295,16 +297,41 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# Logs (telemetry/logs.py): one JSON object per line by default, with the request id, organization and token ids of
+# the request or job that wrote it; LOG_FORMAT=plain for a person reading a terminal.
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "json")
+LOG_FORMATS = {
+    "json": {
+        "()": "pythonjsonlogger.json.JsonFormatter",
+        "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s %(org_id)s %(token_id)s",
+        "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+    },
+    "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"},
+}
+if LOG_FORMAT not in LOG_FORMATS:
+    raise ValueError(f"LOG_FORMAT must be json or plain, not {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"context": {"()": "telemetry.logs.ContextFilter"}},
+    "formatters": {"chosen": LOG_FORMATS[LOG_FORMAT]},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "chosen", "filters": ["context"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
         "django.db.backends": {"level": "WARNING"},
         # A body over DATA_UPLOAD_MAX_MEMORY_SIZE is the client's mistake, answered 413 in the envelope (and in the
-        # access log); Django would also log it as an ERROR with a whole traceback.
+        # request log); Django would also log it as an ERROR with a whole traceback.
         "django.security.RequestDataTooBig": {"level": "CRITICAL"},
+        # The request log replaces Django's warnings for 4xx answers (which carry the path); a 5xx's traceback is
+        # still logged, as an ERROR.
+        "django.request": {"level": "ERROR"},
     },
 }
+
+# Prometheus metrics (telemetry/): GET /metrics answers only `Authorization: Bearer <METRICS_TOKEN>` (unset: off,
+# 404). A process without a web server (the RQ worker's pod) serves them on METRICS_PORT when set. With
+# PROMETHEUS_MULTIPROC_DIR (prometheus-client's own variable; `make run` and k8s set it) every process writes its
+# values there and /metrics adds them up. Traces: OTEL_EXPORTER_OTLP_ENDPOINT (telemetry/tracing.py).
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+METRICS_PORT = int(os.environ.get("METRICS_PORT") or 0)
+PROMETHEUS_MULTIPROC_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")

@@ -3,8 +3,10 @@ from drf_spectacular.renderers import OpenApiJsonRenderer, OpenApiYamlRenderer
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.permissions import AllowAny
 
+from hygiene.gauges import StoreGauges
 from plumbing import errors
 from plumbing.health import healthz, livez, readyz
+from telemetry.exposition import metrics_view
 
 api_v1 = [
     path("", include("tenants.urls")),
@@ -18,6 +20,7 @@ urlpatterns = [
     path("healthz", healthz),
     path("livez", livez),
     path("readyz", readyz),
+    path("metrics", metrics_view(StoreGauges())),  # behind METRICS_TOKEN (telemetry/exposition.py)
     path(
         "api/schema/",
         SpectacularAPIView.as_view(

@@ -16,6 +16,8 @@ Benchmarks).
 """
 import json
 import os
+import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -27,11 +29,12 @@ from config import settings
 from embedded_stack.processes import EmbeddedPostgres, EmbeddedRedis, say
 
 MANAGE = [sys.executable, str(settings.BASE_DIR / "manage.py")]
-# SimpleWorker runs jobs in the worker process itself, so the embedding model of the embedded judge is loaded once,
-# not in a fresh fork for every job. The scheduler moves a failed review back to the queue after its retry interval
+# telemetry.worker.Worker is RQ's SimpleWorker, which runs jobs in the worker process itself, so the embedding model
+# of the embedded judge is loaded once, not in a fresh fork for every job; it measures each job. The scheduler moves a failed review back to the queue after its retry interval
 # (JUDGE_RETRY_INTERVALS): without it, a retry with a delay would wait forever in RQ's scheduled registry.
-WORKER_ARGS = ["rqworker", "default", "--worker-class", "rq.SimpleWorker", "--with-scheduler"]
+WORKER_ARGS = ["rqworker", "default", "--worker-class", "telemetry.worker.Worker", "--with-scheduler"]
 DEMO_TOKEN_FILE = settings.DATA_DIR / "demo-token"
+METRICS_TOKEN_FILE = settings.DATA_DIR / "metrics-token"
 
 
 class Services:
@@ -85,6 +88,21 @@ def _demo_token() -> str:
     return token
 
 
+def metrics_env() -> dict[str, str]:
+    """Every process of `make run` writes its metrics to one fresh directory, which /metrics adds up; the scrape
+    token is made once and kept with the data (METRICS_TOKEN, when set, wins)."""
+    directory = settings.DATA_DIR / "metrics"
+    shutil.rmtree(directory, ignore_errors=True)  # the files of processes that are gone would count as live
+    directory.mkdir(parents=True)
+    token = os.environ.get("METRICS_TOKEN")
+    if not token:
+        if not METRICS_TOKEN_FILE.exists():
+            METRICS_TOKEN_FILE.write_text(secrets.token_urlsafe(24) + "\n")
+            METRICS_TOKEN_FILE.chmod(0o600)
+        token = METRICS_TOKEN_FILE.read_text().strip()
+    return {"PROMETHEUS_MULTIPROC_DIR": str(directory), "METRICS_TOKEN": token}
+
+
 def web_workers() -> int:
     """WEB_WORKERS, else one per core this process may run on."""
     return int(os.environ.get("WEB_WORKERS") or len(os.sched_getaffinity(0)))
@@ -96,6 +114,7 @@ def server_command(host: str, port: int, workers: int) -> list[str]:
         sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", str(port),
         "--workers", str(workers),
         "--lifespan", "on",  # each worker loads and warms the embedding model before its first request
+        "--no-access-log",  # telemetry/middleware.py logs each request, with its request id
         "--timeout-graceful-shutdown", "10",
     ]
 
@@ -152,6 +171,7 @@ def run() -> int:
         token = _demo_token()
         host, port = os.environ.get("HOST", "127.0.0.1"), int(os.environ.get("PORT", "8000"))
         workers = web_workers()
+        os.environ.update(metrics_env())  # for every child below
         children.append(subprocess.Popen([*MANAGE, *WORKER_ARGS], start_new_session=True))
         # The outbox: reviews recorded while Redis was unreachable are queued once it answers again.
         children.append(subprocess.Popen([*MANAGE, "hygiene_flush", "--every", "30"], start_new_session=True))
@@ -171,6 +191,7 @@ def run() -> int:
             f"\n  web:        {url}/  (sign in once with: {sign_in} )\n"
             f"  API:        {url}/api/v1/  (health: /healthz, schema: /api/schema/)\n"
             f"  MCP:        {url}/mcp  (streamable HTTP; send the same token as 'Authorization: Bearer ...')\n"
+            f"  metrics:    curl -H 'Authorization: Bearer {os.environ['METRICS_TOKEN']}' {url}/metrics\n"
             f"  demo token: {token}\n"
             f"  try:        curl -H 'Authorization: Bearer {token}' {url}/api/v1/me\n"
             f"  data:       {settings.DATA_DIR}\n"

@@ -4,11 +4,13 @@ import time
 from enum import StrEnum
 from uuid import UUID
 
+from django.conf import settings
 from rq import get_current_job
 
 from hygiene import services
 from hygiene.judge import JudgeUnavailable, get_judge
 from memory.models import Review
+from telemetry import metrics
 from tenants.rls import Scope, tenant_scope
 
 logger = logging.getLogger(__name__)
@@ -39,6 +41,7 @@ def review_run(*, review_id: int, scope: Scope, final_attempt: bool = True) -> s
     try:
         verdicts = judge.judge(work.pairs)  # never hold a transaction while a model thinks
     except JudgeUnavailable as error:
+        judge_measured(started, "unavailable", [])
         with tenant_scope(scope):
             services.review_finish(
                 review_id=review_id, state=Review.State.UNAVAILABLE if final_attempt else Review.State.PENDING,
@@ -49,7 +52,23 @@ def review_run(*, review_id: int, scope: Scope, final_attempt: bool = True) -> s
         logger.error("review %s: judge unavailable after every retry: %s", review_id, error)
         return ReviewOutcome.JUDGE_UNAVAILABLE
     latency_ms = (time.perf_counter() - started) * 1000 / len(work.pairs)
+    judge_measured(started, "ok", verdicts)
     with tenant_scope(scope):
         decisions = services.review_decide(work=work, verdicts=verdicts, judge=judge, latency_ms=latency_ms,
                                            scope=scope)
     return ",".join(decisions)
+
+
+def judge_measured(started: float, outcome: str, verdicts) -> None:
+    backend = settings.JUDGE_BACKEND
+    metrics.judge_calls.labels(backend, outcome).inc()
+    metrics.judge_duration.labels(backend).observe(time.perf_counter() - started)
+    for verdict in verdicts:
+        metrics.judge_verdicts.labels(judged_by(verdict.judge), verdict.relation).inc()
+
+
+def judged_by(judge_name: str) -> str:
+    """local, vllm or fallback: a verdict's judge name carries its model, which is not a label."""
+    if "(fallback for" in judge_name:
+        return "fallback"
+    return "vllm" if judge_name.startswith("vllm:") else "local"

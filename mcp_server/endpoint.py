@@ -35,6 +35,7 @@ logger = logging.getLogger(__name__)
 logging.getLogger("mcp").setLevel(logging.WARNING)
 
 PATH = "/mcp"
+TIMED_TOOLS = {"remember", "recall"}  # their steps go into the step metrics, as over REST
 _IDENTITY = "zero_memory.identity"  # the ASGI scope key that carries the caller from the token check to the tool
 
 
@@ -52,7 +53,8 @@ def run_tool(spec: ToolSpec, identity: Identity, arguments: dict) -> tuple[str, 
     """(JSON text, body, is_error), on a web thread: each tool call enters as a REST request does (tenants/entry.py).
     The thread's database connections go back to the pool before it returns, as Django hands them back at the end of
     a request: a pool thread that kept one would starve the others."""
-    steps = StepTimer()  # the same named steps as TenantAPIView's, for recall's trace
+    # The same named steps as TenantAPIView's, for recall's trace and the step metrics of remember and recall.
+    steps = StepTimer(spec.name if spec.name in TIMED_TOOLS else None)
     try:
         # REST's JSON parser refuses in a body what check_storable refuses here: NUL, lone surrogates, infinity, depth
         with entry.enter(identity, steps, check=lambda: check_storable(arguments),
@@ -63,6 +65,7 @@ def run_tool(spec: ToolSpec, identity: Identity, arguments: dict) -> tuple[str, 
     except Exception as error:  # noqa: BLE001 - every error is answered; error_answer logs the unexpected ones
         body, is_error = error_answer(error)[1], True
     finally:
+        steps.finish()
         connections.close_all()
     text = json.dumps(body, cls=JSONEncoder, ensure_ascii=False)  # DRF's encoder: the bytes REST would send
     return text, json.loads(text), is_error

@@ -20,6 +20,8 @@ from typing import Protocol
 import numpy as np
 from django.conf import settings
 
+from telemetry import metrics
+
 logger = logging.getLogger(__name__)
 
 DIMENSIONS = 384
@@ -148,7 +150,8 @@ def get_embedder() -> Embedder:
 
 
 def embed(texts: list[str]) -> np.ndarray:
-    return get_embedder().embed(texts)
+    with metrics.embedding_duration.labels(settings.EMBEDDING_BACKEND).time():
+        return get_embedder().embed(texts)
 
 
 def embed_one(text: str) -> np.ndarray:

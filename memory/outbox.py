@@ -17,6 +17,7 @@ from redis.exceptions import RedisError
 from rq import Queue, Retry
 
 from memory.models import Memory, Review
+from telemetry.worker import job_meta
 from tenants import rls
 
 logger = logging.getLogger(__name__)
@@ -50,6 +51,7 @@ def review_enqueue(*, review_id: int, org_id: UUID, user_id: UUID | None) -> boo
         review_queue().enqueue(
             REVIEW_JOB, review_id, org_id=str(org_id), user_id=str(user_id) if user_id else None,
             retry=retry, job_id=f"review-{review_id}",  # one job per review, however often it is flushed
+            meta=job_meta(),  # the write's request id and trace context, for the review's logs and span
         )
         return True
     except RedisError as error:

@@ -23,6 +23,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 from oauth2_provider.models import Application
 
+from telemetry import metrics
 from tenants.ratelimit import limiter_for
 
 MAX_BODY = 8 * 1024
@@ -110,6 +111,7 @@ def _rate_limit_check(request: HttpRequest) -> None:
     counted = limiter_for(settings.REDIS_URL).count(f"zm:oauth-register:{address}", window * 1000)
     if counted is not None and counted[0] > limit:
         retry_after = max(1, math.ceil(counted[1] / 1000))
+        metrics.rate_limited.labels("oauth_registration").inc()
         raise Refused("rate_limited", f"More than {limit} registrations in {window} s from this address; "
                                       f"retry in {retry_after} s.", status=429,
                       headers={"Retry-After": str(retry_after)})

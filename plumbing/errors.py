@@ -221,7 +221,7 @@ class PageMethods:
 
 def _wants_page(request: HttpRequest) -> bool:
     # Everything outside the API, the MCP endpoint and the health probe is a web page: its errors are pages too.
-    return not request.path.startswith(("/api/", "/mcp", "/healthz", "/livez", "/readyz"))
+    return not request.path.startswith(("/api/", "/mcp", "/healthz", "/livez", "/readyz", "/metrics"))
 
 
 @csrf_exempt  # it reads and writes nothing: a POST to an unknown path is 404, not Django's CSRF page

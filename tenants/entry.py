@@ -19,6 +19,7 @@ from typing import Any
 from django.db import transaction
 
 from plumbing.timing import StepTimer
+from telemetry import context
 from tenants import rls
 from tenants.auth import Identity, Principal, principal_for
 from tenants.ratelimit import rate_limit_check
@@ -34,6 +35,7 @@ class Entered:
 def enter(identity: Identity, steps: StepTimer | None = None, *, check: Callable[[], None] | None = None,
           prepare: Callable[[], Any] | None = None) -> Iterator[Entered]:
     steps = steps or StepTimer()
+    context.note_caller(org_id=identity.scope.org_id, token_id=identity.token_id)
     rate_limit_check(identity)
     steps.lap("rate_limit")
     if check is not None:

@@ -21,6 +21,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from plumbing.errors import Code, DomainError
+from telemetry import metrics
 from tenants.auth import Identity
 
 logger = logging.getLogger(__name__)
@@ -106,4 +107,5 @@ def rate_limit_check(identity: Identity) -> None:
         return
     count, ms_left = counted
     if count > limit:
+        metrics.rate_limited.labels("token").inc()
         raise RateLimited(limit=limit, window=window, retry_after=max(1, math.ceil(ms_left / 1000)))

@@ -18,6 +18,7 @@ from django.core import signing
 from django.utils.crypto import constant_time_compare, salted_hmac
 
 from plumbing.errors import Code, DomainError
+from telemetry import metrics
 from tenants import rls
 from tenants.auth import SESSION_ORG_KEY
 from tenants.models import Membership, User
@@ -122,6 +123,7 @@ def failures_check(email: str, address: str) -> None:
         count = limiter.peek(key)
         if count is not None and count >= limit:
             minutes = settings.SIGN_IN_FAILURE_MINUTES
+            metrics.rate_limited.labels("sign_in").inc()
             raise SignInRefused(
                 Code.RATE_LIMITED,
                 f"Too many failed sign-ins. Wait up to {minutes} minutes, or ask an admin for a sign-in link.",

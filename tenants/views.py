@@ -36,6 +36,7 @@ class TenantAPIView(APIView):
     # and the rollback of an error response happens in dispatch below (it was in config/errors.py).
 
     admin_only = False
+    timed: dict[str, str] = {}  # method -> the operation whose steps the metrics keep (remember, recall)
     reads_only = False  # a POST that only reads (recall): a read-only OAuth grant may send it
 
     def __init_subclass__(cls, **kwargs) -> None:
@@ -47,7 +48,7 @@ class TenantAPIView(APIView):
                 extend_schema_serializer(component_name=cls.__name__.removesuffix("View") + role)(serializer)
 
     def dispatch(self, request, *args, **kwargs):
-        self.steps = StepTimer()  # what each step cost, sent back as Server-Timing
+        self.steps = StepTimer(self.timed.get(request.method))  # what each step cost, sent back as Server-Timing
         self._transaction_open = False
         with ExitStack() as self._transaction:
             response = super().dispatch(request, *args, **kwargs)
@@ -55,6 +56,7 @@ class TenantAPIView(APIView):
                 roll_back_on_error(response.status_code)
         self.steps.lap("commit")
         response["Server-Timing"] = self.steps.server_timing()
+        self.steps.finish()
         return response
 
     def initial(self, request, *args, **kwargs) -> None:

@@ -25,6 +25,7 @@ from django.conf import settings
 
 from hygiene.judge import RELATIONS, Judge, Judgement, JudgeUnavailable, Pair
 from hygiene.judge.prompt import PROMPT_VERSION, batch_schema, messages_for
+from telemetry import metrics
 
 # The same schema in the two dialects of structured output that OpenAI-compatible servers speak.
 RESPONSE_FORMATS = {
@@ -122,10 +123,17 @@ class VllmJudge:
                 verdicts = self._judge_batch(pairs, attempts=1 if probe else self.attempts)
             except JudgeUnavailable as error:
                 self.breaker.failed(probe)
+                self._count("failed")
                 return self._fall_back(pairs, str(error))
             self.breaker.succeeded()
+            self._count("ok")
             return verdicts
+        self._count("circuit_open")
         return self._fall_back(pairs, f"{self.name} circuit open")
+
+    def _count(self, outcome: str) -> None:
+        metrics.judge_vllm_batches.labels(outcome).inc()
+        metrics.judge_breaker_open.set(int(self.breaker.state != BreakerState.CLOSED))
 
     def _fall_back(self, pairs: list[Pair], why: str) -> list[Judgement]:
         if self.fallback is None:

@@ -33,6 +33,8 @@ from tenants.views import TenantAPIView, validated
 class MemoriesView(TenantAPIView):
     """POST: remember. GET: the feed."""
 
+    timed = {"POST": "remember"}
+
     class Input(serializers.Serializer):
         content = StrictCharField(trim_whitespace=False)
         kind = serializers.ChoiceField(choices=Memory.Kind.choices, default=Memory.Kind.NOTE)

@@ -23,6 +23,7 @@ _TIME = serializers.DateTimeField()  # as the memory objects write their times
 
 
 class RecallView(TenantAPIView):
+    timed = {"POST": "recall"}
     reads_only = True  # a POST that reads: a read-only OAuth grant recalls
 
     class Input(serializers.Serializer):

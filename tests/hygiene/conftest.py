@@ -1,10 +1,10 @@
 import django_rq
 import pytest
-from rq import SimpleWorker
 from rq.scheduler import RQScheduler
 
 from hygiene.judge import get_judge
 from memory.outbox import review_queue
+from telemetry.worker import Worker
 from tests.support.fake_vllm import FakeVllm
 
 
@@ -21,7 +21,7 @@ def queue(committed):
 @pytest.fixture
 def work(queue):
     def run() -> None:
-        django_rq.get_worker("default", worker_class=SimpleWorker).work(burst=True)
+        django_rq.get_worker("default", worker_class=Worker).work(burst=True)
 
     return run
 

@@ -4,8 +4,8 @@ import django_rq
 import pytest
 from django.apps import apps
 from django.db import connection, transaction
-from rq import SimpleWorker
 
+from telemetry.worker import Worker
 from tenants import rls
 from tests.support.tenants import build_tenant, tenant_tables
 
@@ -201,7 +201,7 @@ def test_rq_jobs_run_under_the_identity_they_were_enqueued_with(committed):
     queue.empty()
     as_member = queue.enqueue(visible_project_slugs, org_id=str(acme.org.id), user_id=str(acme.member.id))
     as_globex_admin = queue.enqueue(visible_project_slugs, org_id=str(globex.org.id), user_id=str(globex.admin.id))
-    django_rq.get_worker("default", worker_class=SimpleWorker).work(burst=True)
+    django_rq.get_worker("default", worker_class=Worker).work(burst=True)
     assert as_member.latest_result().return_value == ["web"]
     assert as_globex_admin.latest_result().return_value == ["ops", "web"]
     assert _rows("SELECT count(*) FROM tenants_project") == [(0,)]  # and the worker's identity did not stay
