@@ -6,7 +6,9 @@ Supported kustomization.yaml fields (anything else is an error, never silently i
 - ``labels``: ``[{pairs, includeTemplates}]`` added to metadata.labels (and pod templates' with includeTemplates);
   ``includeSelectors: true`` is refused: selectors are written by hand;
 - ``images``: ``[{name, newName, newTag}]`` rewrites matching container images of pod templates;
-- ``patches``: ``[{path}]`` strategic-merge patches, each naming its target by apiVersion, kind and metadata.name.
+- ``patches``: ``[{path}]`` strategic-merge patches, each naming its target by apiVersion, kind and metadata.name;
+- ``configMapGenerator``: ``[{name, files, options: {labels, disableNameSuffixHash: true}}]``, a ConfigMap whose keys
+  are the files' names; the name suffix hash must be turned off (this renderer does not compute kustomize's hash).
 
 The strategic merge follows Kubernetes' patch keys for the lists used here (containers, env, volumes, ... by name;
 ports by containerPort; volumeMounts by mountPath); other lists are replaced, and a null value deletes a key.
@@ -23,7 +25,7 @@ from typing import Any
 
 import yaml
 
-KNOWN_FIELDS = {"apiVersion", "kind", "resources", "namespace", "labels", "images", "patches"}
+KNOWN_FIELDS = {"apiVersion", "kind", "resources", "namespace", "labels", "images", "patches", "configMapGenerator"}
 MERGE_KEYS = {
     "containers": "name", "initContainers": "name", "env": "name", "volumes": "name", "envFrom": None,
     "ports": "containerPort", "volumeMounts": "mountPath", "imagePullSecrets": "name",
@@ -90,6 +92,17 @@ def _load_documents(path: Path) -> list[dict]:
         return [doc for doc in yaml.safe_load_all(handle) if doc]
 
 
+def generated_config_map(directory: Path, entry: dict) -> dict:
+    options = entry.get("options", {})
+    if set(entry) - {"name", "files", "options"} or set(options) - {"labels", "disableNameSuffixHash"}:
+        raise RenderError(f"{directory}: only configMapGenerator entries with name, files and options are supported")
+    if options.get("disableNameSuffixHash") is not True:
+        raise RenderError(f"{directory}: configMapGenerator {entry['name']} needs options.disableNameSuffixHash: true")
+    metadata = {"name": entry["name"], **({"labels": dict(options["labels"])} if options.get("labels") else {})}
+    data = {Path(file).name: (directory / file).read_text() for file in entry["files"]}
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata, "data": data}
+
+
 def render(directory: str | Path) -> list[dict]:
     directory = Path(directory)
     kustomization = yaml.safe_load((directory / "kustomization.yaml").read_text()) or {}
@@ -100,6 +113,7 @@ def render(directory: str | Path) -> list[dict]:
     for entry in kustomization.get("resources", []):
         path = directory / entry
         resources += render(path) if path.is_dir() else _load_documents(path)
+    resources += [generated_config_map(directory, entry) for entry in kustomization.get("configMapGenerator", [])]
     seen: set[tuple[str, str, str]] = set()
     for resource in resources:
         if key_of(resource) in seen:

@@ -20,7 +20,7 @@ from tests.support.k8s import ROOT, WORKLOADS, app_containers, readme_variables,
 OVERLAYS = ["dev", "prod"]
 KUBERNETES_VERSION = "1.37.0"
 SECRET = "zero-memory-secrets"
-SECRET_KEYS = {"SECRET_KEY", "DATABASE_URL", "DATABASE_OWNER_URL", "JUDGE_VLLM_API_KEY"}
+SECRET_KEYS = {"SECRET_KEY", "DATABASE_URL", "DATABASE_OWNER_URL", "JUDGE_VLLM_API_KEY", "METRICS_TOKEN"}
 CONFIG = "zero-memory-config"
 
 
@@ -66,8 +66,8 @@ def test_every_manifest_validates_against_the_kubernetes_schemas(overlay):
     name, resources = overlay
     validated = []
     for resource in resources:
-        if resource["apiVersion"].startswith("postgresql.cnpg.io/"):
-            continue  # a CRD: test_postgres_is_a_cloudnativepg_cluster_with_the_two_roles checks it
+        if resource["apiVersion"].startswith(("postgresql.cnpg.io/", "monitoring.coreos.com/")):
+            continue  # CRDs: test_postgres_is_a_cloudnativepg_cluster_with_the_two_roles, tests/k8s/test_monitoring.py
         kubernetes_validate.validate(resource, KUBERNETES_VERSION, strict=True)  # raises on any error
         validated.append(resource["kind"])
     assert {"Namespace", "ConfigMap", "Deployment", "Service", "Job", "CronJob", "PodDisruptionBudget",

@@ -85,8 +85,23 @@ def test_render_applies_resources_patches_namespace_labels_and_images(tmp_path):
     assert images == ["reg.example/app:2", "registry:5000/side:3"]
 
 
+def test_render_generates_config_maps_from_files(tmp_path):
+    folder = write(tmp_path, {"kustomization.yaml": {
+        "labels": [{"pairs": {"part": "x"}}],
+        "configMapGenerator": [{"name": "dash", "files": ["board.json"],
+                                "options": {"labels": {"shown": "1"}, "disableNameSuffixHash": True}}],
+    }})
+    (folder / "board.json").write_text('{"panels": []}\n')
+    [generated] = render(folder)
+    assert generated == {"apiVersion": "v1", "kind": "ConfigMap",
+                         "metadata": {"name": "dash", "labels": {"shown": "1", "part": "x"}},
+                         "data": {"board.json": '{"panels": []}\n'}}
+
+
 @pytest.mark.parametrize("kustomization, message", [
-    ({"resources": ["a.yaml"], "configMapGenerator": []}, "unsupported kustomization fields"),
+    ({"resources": ["a.yaml"], "secretGenerator": []}, "unsupported kustomization fields"),
+    ({"resources": ["a.yaml"], "configMapGenerator": [{"name": "d", "files": ["a.yaml"]}]}, "disableNameSuffixHash"),
+    ({"resources": ["a.yaml"], "configMapGenerator": [{"name": "d", "literals": ["a=b"]}]}, "only configMapGenerator"),
     ({"resources": ["a.yaml"], "labels": [{"pairs": {"x": "y"}, "includeSelectors": True}]}, "only labels"),
     ({"resources": ["a.yaml"], "images": [{"name": "app", "digest": "sha256:1"}]}, "only images"),
     ({"resources": ["a.yaml"], "patches": [{"patch": "x", "target": {"kind": "Deployment"}}]}, "only file patches"),
