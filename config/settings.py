@@ -303,8 +303,9 @@ LOG_FORMAT = os.environ.get("LOG_FORMAT", "json")
 LOG_FORMATS = {
     "json": {
         "()": "pythonjsonlogger.json.JsonFormatter",
-        "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s %(org_id)s %(token_id)s",
-        "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        "fmt": "%(levelname)s %(name)s %(message)s %(request_id)s %(org_id)s %(token_id)s",
+        "rename_fields": {"levelname": "level", "name": "logger"},
+        "timestamp": "time",  # ISO 8601, UTC
     },
     "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"},
 }

@@ -21,6 +21,7 @@ class Worker(SimpleWorker):
         name = job.func_name.rsplit(".", 1)[-1]
         sent = job.meta or {}
         token = context.begin(sent.get("request_id") or job.id)
+        context.note_caller(org_id=sent.get("org_id"), token_id=sent.get("token_id"))
         try:
             if job.enqueued_at is not None:
                 metrics.job_wait.labels(name).observe(max(0.0, (now() - job.enqueued_at).total_seconds()))
@@ -34,9 +35,9 @@ class Worker(SimpleWorker):
 
 
 def job_meta() -> dict:
-    """What a job carries from the request that queues it: the request id, and the trace context when tracing."""
+    """What a job carries from the request that queues it: its ids, and the trace context when tracing."""
     current = context.current()
-    meta = {"request_id": current.request_id} if current else {}
+    meta = {"request_id": current.request_id, "org_id": current.org_id, "token_id": current.token_id} if current else {}
     trace = tracing.carrier()
     if trace:
         meta["trace"] = trace

@@ -2,6 +2,7 @@
 content; the review job that a write queued logs under the write's request id."""
 import json
 import logging
+from datetime import datetime, timedelta
 
 from pythonjsonlogger.json import JsonFormatter
 
@@ -30,6 +31,7 @@ def test_a_request_logs_one_json_line_with_its_ids_and_no_content(acme, api, cap
     assert (line["route"], line["method"], line["status"]) == ("api/v1/memories", "POST", 201)
     assert line["org_id"] == str(acme.org.id) and line["token_id"]
     assert line["duration_ms"] > 0 and line["level"] == "INFO" and line["logger"] == REQUEST_LOGGER
+    assert datetime.fromisoformat(line["time"]).utcoffset() == timedelta(0)
     text = json.dumps(line)
     assert "passphrase" not in text and acme.member_token not in text and response.json()["memory"]["id"] not in text
 
@@ -59,3 +61,4 @@ def test_the_review_job_logs_under_the_request_id_of_the_write(acme, api, queue,
     work()
     job_lines = [json_line(r) for r in caplog.records if "Job OK" in r.getMessage()]
     assert {line["request_id"] for line in job_lines} == {first["X-Request-ID"], second["X-Request-ID"]}
+    assert {line["org_id"] for line in job_lines} == {str(acme.org.id)}
