@@ -17,6 +17,7 @@ from redis.exceptions import RedisError
 from rq import Queue, Retry
 
 from memory.models import Memory, Review
+from telemetry import metrics
 from telemetry.worker import job_meta
 from tenants import rls
 
@@ -82,4 +83,5 @@ def flush(*, older_than: timedelta = timedelta(seconds=30), states=(Review.State
             queued += 1
         else:
             break  # the queue is still down
+    metrics.outbox_requeued.inc(queued)
     return queued

@@ -48,6 +48,9 @@ job_duration = Histogram("zm_job_duration_seconds", "RQ job run time, by job and
 job_wait = Histogram("zm_job_wait_seconds", "Time an RQ job waited in the queue before a worker started it.",
                      ["rq_job"], buckets=SLOW)
 
+outbox_requeued = Counter("zm_outbox_requeued", "Reviews the outbox flusher queued again (recorded while Redis was "
+                          "down, or whose worker died mid-review).")
+
 judge_calls = Counter("zm_judge_calls", "Judge calls of reviews, by backend and outcome (ok, unavailable).",
                       ["backend", "outcome"])
 judge_duration = Histogram("zm_judge_duration_seconds", "Time of one review's judge call (all its pairs).",

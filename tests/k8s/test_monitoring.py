@@ -29,6 +29,7 @@ COUNTERS = {
     "zm_judge_calls": {"backend", "outcome"},
     "zm_judge_verdicts": {"judge", "relation"},
     "zm_judge_vllm_batches": {"outcome"},
+    "zm_outbox_requeued": set(),
 }
 HISTOGRAMS = {
     "zm_http_request_duration_seconds": {"route", "method"},

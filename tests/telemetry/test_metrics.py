@@ -1,5 +1,8 @@
 """/metrics in one process (the served, multi-process stack: test_served_metrics.py): the counters move after real
 requests and jobs, labels stay bounded, and the endpoint answers only the scrape token."""
+from datetime import timedelta
+
+from memory import outbox
 from tests.telemetry.conftest import SCRAPE_TOKEN, value
 
 
@@ -66,3 +69,10 @@ def test_no_label_carries_an_id_or_a_path(acme, api, remember, scrape):
     assert not {memory["id"], str(acme.org.id), "/api/v1/no-such-thing/42"} & label_values
     assert value(samples, "zm_http_requests_total", route="api/v1/memories/<str:memory_id>", method="GET",
                  status="200") >= 1
+
+
+def test_the_flusher_counts_the_reviews_it_queues_again(acme, remember, scrape, queue):
+    remember(acme.member_token, "Invoices are sent on the 1st.")
+    before = value(scrape(), "zm_outbox_requeued_total")
+    assert outbox.flush(older_than=timedelta(0)) == 1  # the write's review, still pending
+    assert value(scrape(), "zm_outbox_requeued_total") == before + 1
