@@ -22,19 +22,18 @@ POOL_SAMPLE_SECONDS = 5.0
 
 def registry(*extra_collectors) -> CollectorRegistry:
     """What one scrape reads: every process's files in multi-process mode, else this process's metrics."""
+    scraped = CollectorRegistry()
     if settings.PROMETHEUS_MULTIPROC_DIR:
-        scraped = CollectorRegistry()
         multiprocess.MultiProcessCollector(scraped)
     else:
-        scraped = CollectorRegistry()
-        scraped.register(_Default())
+        scraped.register(_ThisProcess())
     for collector in extra_collectors:
         scraped.register(collector)
     return scraped
 
 
-class _Default:
-    """This process's own metrics, in a registry of their own so that scrape-time collectors are added per scrape."""
+class _ThisProcess:
+    """This process's metrics (the default registry's), beside the scrape-time collectors of one scrape."""
 
     def collect(self):
         return REGISTRY.collect()
