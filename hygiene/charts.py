@@ -42,6 +42,7 @@ class Chart:
     title: str
     days: list[date]
     series: list[Series]
+    stacked: bool = True  # stacked parts add up to a day's total; grouped ones (side by side) do not
     bars: list[Bar] = field(default_factory=list)
     y_ticks: list[Tick] = field(default_factory=list)
     x_ticks: list[Tick] = field(default_factory=list)
@@ -63,8 +64,10 @@ class Chart:
         """What a screen reader hears for the picture: the window, the totals, the busiest day."""
         if not self.total:
             return f"Nothing from {self.days[0]} to {self.days[-1]} (UTC)."
-        busiest = max(self.rows, key=lambda row: row[2])
         parts = ", ".join(f"{s.label} {s.total}" for s in self.series)
+        if not self.stacked:
+            return f"From {self.days[0]} to {self.days[-1]} (UTC): {parts}."
+        busiest = max(self.rows, key=lambda row: row[2])
         return (f"From {self.days[0]} to {self.days[-1]} (UTC): {self.total} in all ({parts}); "
                 f"the busiest day was {busiest[0]} with {busiest[2]}.")
 
@@ -81,7 +84,7 @@ def nice_top(peak: int) -> int:
 
 def bar_chart(*, id: str, title: str, days: list[date], series: list[Series], stacked: bool = True) -> Chart:
     """Stacked bars (parts of one whole per day) or grouped ones (side by side: things that do not add up)."""
-    chart = Chart(id=id, title=title, days=days, series=series)
+    chart = Chart(id=id, title=title, days=days, series=series, stacked=stacked)
     sums = [sum(values) for values in zip(*(s.values for s in series), strict=True)]
     peak = max(sums if stacked else [v for s in series for v in s.values], default=0)
     top = nice_top(peak)
