@@ -12,7 +12,7 @@ LEFT, RIGHT, TOP, BOTTOM = 36, 8, 10, 178  # the plot area; room for the y label
 
 @dataclass(frozen=True)
 class Series:
-    key: str  # the CSS class suffix and the table column
+    key: str  # what is counted, in code words (Link.Origin, Verdict.Decision); the colour goes by position
     label: str
     values: list[int]
 
