@@ -24,7 +24,7 @@ from bench import calls
 from bench.recall import bench_tenant
 from bench.remember import drop_reviews
 from bench.texts import SERVICES, synthetic_memory
-from memory import services, sources
+from memory import services
 from memory.embeddings import embed
 from memory.models import Conflict, Memory, Verdict
 from memory.passages import Embedded
@@ -69,11 +69,11 @@ def _extras(org, owners: list, rng: random.Random, say: Callable[[str], None]) -
         for i in range(SOURCES):
             for v in range(1, SOURCE_VERSIONS + 1):
                 with rls.tenant_scope(admin_scope):
-                    sources.source_put(principal=load_principal(admin_scope, token_id=None),
-                                       source_id=f"docs/{SERVICES[i % len(SERVICES)]}-{i}.md",
-                                       content=texts[i * SOURCE_VERSIONS + v - 1],
-                                       embedded=Embedded(next(vectors)),
-                                       version=f"v{v}", project_slug="p1")
+                    services.source_put(principal=load_principal(admin_scope, token_id=None),
+                                        source_id=f"docs/{SERVICES[i % len(SERVICES)]}-{i}.md",
+                                        content=texts[i * SOURCE_VERSIONS + v - 1],
+                                        embedded=Embedded(next(vectors)),
+                                        version=f"v{v}", project_slug="p1")
         for owner in owners:  # every task and question is a loop, open, as remember leaves it
             with rls.tenant_scope(rls.Scope(org_id=org.id, user_id=owner)):
                 Memory.objects.filter(kind__in=Memory.LOOP_KINDS, loop__isnull=True).update(loop="open")
@@ -146,6 +146,7 @@ def bench_pages(*, memories: int, renders: int, seed: int, say: Callable[[str], 
         "org project": "/org/projects/p1",
         "org tokens": "/org/tokens",
         "org settings": "/org/settings",
+        "org stats": "/org/stats",  # five GROUP BY date_trunc queries over the last 30 days
     }
     older = re.search(r'href="([^"]+)" rel="next"', client.get("/").content.decode())
     pages["feed, older page"] = "/" + html.unescape(older.group(1)).lstrip("/") if older else None

@@ -1,4 +1,5 @@
-"""The conflict review queue as a web page: the same selectors and resolve service as hygiene/api.py."""
+"""The conflict review queue as a web page (the same selectors and resolve service as hygiene/api.py), and the
+org's daily stats as charts for its admins."""
 from django import forms
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -6,10 +7,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.utils.functional import cached_property
 
-from hygiene import selectors, services
+from hygiene import charts, selectors, services
 from memory.models import Conflict
 from memory.vocabulary import Resolution
 from plumbing.errors import DomainError, NotFound
+from tenants.org_pages import OrgPage
 from tenants.pages import TenantPage
 
 PAGE_SIZE = 20  # open conflicts per page: a long queue is read a page at a time
@@ -71,3 +73,40 @@ class ConflictResolvePage(ConflictsPage):
         done = "kept both memories" if winner is None else f"{winner} replaces the other"
         messages.success(request, f"Conflict {conflict_id} resolved: {done}.")
         return redirect("/conflicts")
+
+
+# The org's stats, day by day (admins only, like the user list): /org/stats
+
+SUPERSEDE_LABELS = {  # who retired the older memory (Link.Origin)
+    "declared": "Declared by the writer", "judge": "By the judge", "review": "By a human review",
+    "check": "By a failed check", "source": "By a new source version", "key": "By a keyed write",
+}
+VERDICT_LABELS = {  # what was done with the judge's verdict (Verdict.Decision)
+    "auto_retired": "Retired the older one", "conflict": "Opened a conflict", "recorded": "Recorded only",
+}
+
+
+class StatsPage(OrgPage):
+    template_name = "hygiene/stats.html"
+    admin_only = True
+
+    def get(self, request: HttpRequest) -> HttpResponse:
+        daily = selectors.stats_daily()
+        return self.page({"title": "Stats", "daily": daily, "charts": stats_charts(daily),
+                          "decisions": VERDICT_LABELS})
+
+
+def stats_charts(daily: dict) -> list[charts.Chart]:
+    days = daily["days"]
+    conflicts = daily["conflicts"]
+    return [
+        charts.bar_chart(id="written", title="Memories written", days=days,
+                         series=[charts.Series("written", "Written", daily["written"])]),
+        charts.bar_chart(id="supersedes", title="Memories superseded, by who retired them", days=days,
+                         series=[charts.Series(k, SUPERSEDE_LABELS[k], v) for k, v in daily["supersedes"].items()]),
+        charts.bar_chart(id="conflicts", title="Conflicts opened and resolved", days=days, stacked=False,
+                         series=[charts.Series("opened", "Opened", conflicts["opened"]),
+                                 charts.Series("resolved", "Resolved", conflicts["resolved"])]),
+        charts.bar_chart(id="verdicts", title="The judge's verdicts, by what was done", days=days,
+                         series=[charts.Series(k, VERDICT_LABELS[k], v) for k, v in daily["verdicts"].items()]),
+    ]

@@ -60,6 +60,7 @@ def test_every_page_wide_and_at_phone_width(page: Page, stack: Stack):
         "org-project": "/org/projects/web",
         "org-tokens": "/org/tokens",
         "org-settings": "/org/settings",
+        "org-stats": "/org/stats",
         "not-found": "/memories/mem_00000000000000000000000000",
     }
     sign_in(page, stack, stack.tenant.admin)
