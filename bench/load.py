@@ -52,7 +52,7 @@ COPY_BATCH = 20_000
 PROJECTS = ["p1", "p2", "p3"]
 WRITES = 100  # remember calls per tenant
 THROUGHPUT_SECONDS = 15.0
-LOADED_INDEXES = ("memory_embedding_hnsw", "memory_search_gin")  # built after the load
+TEXT_INDEX = "memory_search_gin"  # built after the load, with the HNSW indexes (the whole graph and one per kind)
 
 
 def use_bench_database() -> None:
@@ -177,6 +177,7 @@ def _copy_tenant(cursor, tenant: Tenant, pool: list[tuple[str, str]], vectors: n
 
 def load_store(memories: int, tenants: int, seed: int, say: Callable[[str], None]) -> tuple[list[Tenant], dict]:
     from django.db import connections
+    from pgvector.django import HnswIndex
 
     from memory.models import Memory
     from tenants import rls
@@ -187,11 +188,11 @@ def load_store(memories: int, tenants: int, seed: int, say: Callable[[str], None
     made = [_make_tenant(slug, size) for slug, size in plan]
     pool, vectors = _pool(rng, say)
     owner = connections[rls.UNSAFE_ALL_TENANTS]
-    indexes = [i for i in Memory._meta.indexes if i.name in LOADED_INDEXES]
+    hnsw = [i for i in Memory._meta.indexes if isinstance(i, HnswIndex)]
     timings = {}
     with owner.cursor() as cursor:
-        cursor.execute("DROP INDEX memory_embedding_hnsw")
-        cursor.execute("DROP INDEX memory_search_gin")
+        for name in [TEXT_INDEX, *(i.name for i in hnsw)]:
+            cursor.execute(f"DROP INDEX {name}")
     started = time.perf_counter()
     owner.ensure_connection()
     with owner.connection.cursor() as cursor:  # psycopg's own cursor, for COPY
@@ -204,13 +205,13 @@ def load_store(memories: int, tenants: int, seed: int, say: Callable[[str], None
     with owner.cursor() as cursor:
         cursor.execute("SET maintenance_work_mem = '1GB'")
         cursor.execute("SET max_parallel_maintenance_workers = 1")
-        cursor.execute("CREATE INDEX memory_search_gin ON memory_memory USING gin (search)")
+        cursor.execute(f"CREATE INDEX {TEXT_INDEX} ON memory_memory USING gin (search)")
         timings["gin_build_s"] = round(time.perf_counter() - started, 1)
         say(f"  full-text index built in {timings['gin_build_s']} s; building the HNSW indexes (one per partition)")
         started = time.perf_counter()
-        index = next(i for i in indexes if i.name == "memory_embedding_hnsw")
         with owner.schema_editor() as editor:
-            editor.add_index(Memory, index)
+            for index in hnsw:
+                editor.add_index(Memory, index)
         timings["hnsw_build_s"] = round(time.perf_counter() - started, 1)
         say(f"  HNSW indexes built in {timings['hnsw_build_s']} s")
         cursor.execute("VACUUM ANALYZE memory_memory")
@@ -380,8 +381,8 @@ def measure_plans(tenant: Tenant) -> dict:
         q = recall.RecallQuery(query="When does checkout get deployed?", kinds=["fact"], project="p1")
         where, params = channels.filters(q, channels.project_of(principal, q.project))
         with connection.cursor() as cursor:
-            cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) {channels.nearest_sql(where)}",
-                           [literal, *params, literal])
+            sql, sql_params = channels.nearest_query(literal, where, params, q.kinds)
+            cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) {sql}", sql_params)
             plans["recall_vector"] = "\n".join(row[0] for row in cursor.fetchall())
         project = channels.project_of(principal, "p1")
         candidates = selectors.similar_candidates(owner=principal.user, project=project, exclude_id="mem_none")

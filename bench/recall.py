@@ -14,6 +14,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 
 from django.db import connection, connections
+from pgvector.django import HnswIndex
 
 from bench import calls
 from bench.remember import latency_percentiles, step_percentiles
@@ -105,14 +106,16 @@ def _explain(principal, q: recall.RecallQuery) -> str:
         where, params = channels.filters(q, channels.project_of(principal, q.project))
         literal = passages.vector_literal(vector)
         with connection.cursor() as cursor:
-            cursor.execute(f"EXPLAIN (ANALYZE, COSTS OFF) {channels.nearest_sql(where)}", [literal, *params, literal])
+            sql, sql_params = channels.nearest_query(literal, where, params, q.kinds)
+            cursor.execute(f"EXPLAIN (ANALYZE, COSTS OFF) {sql}", sql_params)
             plan = "\n".join(row[0] for row in cursor.fetchall())
     return re.sub(r"'\[[^']*\]'::vector", "'[query vector]'::vector", plan)
 
 
 @contextmanager
 def _bulk_load(store: int, say: Callable[[str], None]):
-    """Without the HNSW index while a big --store is loaded, then one build, as a restore does.
+    """Without the HNSW indexes (the whole graph and one per kind) while a big --store is loaded, then one build each,
+    as a restore does.
 
     Inserted one by one into the graph, filler rows went in at 124/s here (two hours for a million); a build from
     scratch takes minutes. The index is rebuilt even if the load fails.
@@ -123,20 +126,22 @@ def _bulk_load(store: int, say: Callable[[str], None]):
     if missing < BULK_LOAD_ROWS:
         yield
         return
-    index = next(i for i in Memory._meta.indexes if i.name == "memory_embedding_hnsw")
+    indexes = [i for i in Memory._meta.indexes if isinstance(i, HnswIndex)]
     owner = connections[rls.UNSAFE_ALL_TENANTS]
     with owner.schema_editor() as editor:
-        editor.remove_index(Memory, index)
+        for index in indexes:
+            editor.remove_index(Memory, index)
     try:
         yield
     finally:
-        say("  building the HNSW index over the whole store (minutes)")
+        say("  building the HNSW indexes over the whole store (minutes)")
         started = time.perf_counter()
         with owner.cursor() as cursor:
             cursor.execute("SET maintenance_work_mem = '4GB'")
         with owner.schema_editor() as editor:
-            editor.add_index(Memory, index)
-        say(f"  HNSW index built in {time.perf_counter() - started:.0f} s")
+            for index in indexes:
+                editor.add_index(Memory, index)
+        say(f"  HNSW indexes built in {time.perf_counter() - started:.0f} s")
 
 
 def time_recall_filters(principal, questions: list[str]) -> dict[str, dict]:

@@ -29,21 +29,30 @@ def _link_id() -> str:
     return new_id("lnk")
 
 
+class MemoryKind(models.TextChoices):
+    """Memory.Kind (defined out here so that Memory's Meta can make an index per kind)."""
+
+    FACT = "fact"
+    DECISION = "decision"
+    LESSON = "lesson"
+    PREFERENCE = "preference"
+    PLAN = "plan"
+    DIAGNOSIS = "diagnosis"
+    TASK = "task"
+    OPEN_QUESTION = "open-question"
+    NOTE = "note"
+
+
+def kind_index_name(kind: str) -> str:
+    return f"memory_kind_{kind.replace('-', '_')}_hnsw"
+
+
 class Memory(models.Model):
     class Scope(models.TextChoices):
         PERSONAL = "personal"
         PROJECT = "project"
 
-    class Kind(models.TextChoices):
-        FACT = "fact"
-        DECISION = "decision"
-        LESSON = "lesson"
-        PREFERENCE = "preference"
-        PLAN = "plan"
-        DIAGNOSIS = "diagnosis"
-        TASK = "task"
-        OPEN_QUESTION = "open-question"
-        NOTE = "note"
+    Kind = MemoryKind
 
     LOOP_KINDS = {Kind.TASK, Kind.OPEN_QUESTION}
 
@@ -126,6 +135,10 @@ class Memory(models.Model):
                 ef_construction=64,
                 opclasses=["vector_cosine_ops"],
             ),
+            # One HNSW graph per kind, for recall's kind filter (memory/recall/channels.py nearest_query): filtered
+            # on the graph of every kind, a rare kind is found only after thousands of other memories are read.
+            *[HnswIndex(name=kind_index_name(kind), fields=["embedding"], m=16, ef_construction=64,
+                        opclasses=["vector_cosine_ops"], condition=Q(kind=kind)) for kind in MemoryKind.values],
             # Every version of a key, for the feed's key filter and the store's history.
             models.Index(fields=["org", "key_hash"], condition=Q(key_hash__isnull=False), name="memory_key_idx"),
         ]

@@ -4,6 +4,7 @@ import numpy as np
 from django.db import connection
 
 from memory import passages, selectors
+from memory.models import Memory
 from memory.recall.query import RecallQuery
 from tenants import rls
 from tenants.auth import Principal
@@ -62,21 +63,42 @@ def project_of(principal: Principal, slug: str | None) -> Project | None:
     return selectors.project_for_member(user=principal.user, slug=slug) if slug else None
 
 
-def nearest_sql(where: str) -> str:
-    """The vector channel's query over the HNSW index, as recall runs it (and the benches explain it). Parameters:
-    the query vector, the filters' parameters, the query vector again."""
-    return (f"SELECT id, embedding <=> %s::vector AS distance FROM memory_memory WHERE {where}"
-            f" ORDER BY embedding <=> %s::vector LIMIT {CHANNEL_DEPTH}")
+def nearest_query(literal: str, where: str, params: list, kinds: list[str] | None = None) -> tuple[str, list]:
+    """The vector channel's query over the HNSW indexes, as recall runs it (and the benches explain it), with its
+    parameters.
+
+    Filtered by kind, it searches each kind on that kind's own partial HNSW index (memory_embedding_<kind>_hnsw) and
+    merges them: on the index of every kind, a rare kind's memories sit among thousands of others that the
+    iterative scan reads and drops (kinds=[fact] in a 100k tenant: 139 ms at p99). The kind goes into the text as a
+    constant, checked against the kinds that exist, so that the planner matches the partial index even in a
+    prepared statement's generic plan, where a parameter could be any kind."""
+    def search(kind: str | None) -> str:
+        only = f" AND kind = '{kind}'" if kind else ""
+        return (f"SELECT id, embedding <=> %s::vector AS distance FROM memory_memory WHERE {where}{only}"
+                f" ORDER BY embedding <=> %s::vector LIMIT {CHANNEL_DEPTH}")
+
+    if not kinds:
+        return search(None), [literal, *params, literal]
+    chosen = sorted(set(kinds))
+    if not set(chosen) <= set(Memory.Kind.values):
+        raise ValueError(f"unknown kinds: {sorted(set(chosen) - set(Memory.Kind.values))}")
+    if len(chosen) == 1:
+        return search(chosen[0]), [literal, *params, literal]
+    by_kind = " UNION ALL ".join(f"({search(kind)})" for kind in chosen)
+    return (f"SELECT id, distance FROM ({by_kind}) AS by_kind ORDER BY distance LIMIT {CHANNEL_DEPTH}",
+            [literal, *params, literal] * len(chosen))
 
 
-def vector_channel(vector: np.ndarray, where: str, params: list) -> tuple[list[tuple[str, float]], int]:
+def vector_channel(vector: np.ndarray, where: str, params: list,
+                   kinds: list[str] | None = None) -> tuple[list[tuple[str, float]], int]:
     """The memories nearest in meaning, by their whole text and by their statements (memory/passages.py), nearest
-    first; and how many of them only a statement found."""
+    first; and how many of them only a statement found. ``kinds``: the kind filter that ``where`` holds too, for
+    the kinds' own indexes (nearest_query)."""
     literal = passages.vector_literal(vector)
     select = f"SELECT id, embedding <=> %s::vector AS distance FROM memory_memory WHERE {where}"
     with connection.cursor() as cursor:
         # Iterative scans (settings.VECTOR_SEARCH_OPTIONS): filters and RLS do not shorten the list.
-        cursor.execute(nearest_sql(where), [literal, *params, literal])
+        cursor.execute(*nearest_query(literal, where, params, kinds))
         rows = cursor.fetchall()
         if len(rows) < CHANNEL_DEPTH:
             # Short: either few rows pass the filters, or the iterative scan gave up (hnsw.max_scan_tuples) before

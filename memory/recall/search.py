@@ -34,7 +34,7 @@ def memory_recall(
     project = channels.project_of(principal, q.project)
     searched = None if channels.searches_history(q) or q.include_history else ["live"]
     where, params = channels.filters(q, project, statuses=searched)
-    vector_rows, by_passage = channels.vector_channel(vector, where, params)
+    vector_rows, by_passage = channels.vector_channel(vector, where, params, q.kinds)
     steps.lap("vector_channel")
     text_ids, terms = channels.text_channel(q.query, where, params)
     steps.lap("text_channel")

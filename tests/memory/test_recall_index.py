@@ -1,4 +1,7 @@
-"""The vector channel on the HNSW index: a selective filter loses no rows (pgvector iterative scan)."""
+"""The vector channel on the HNSW index: a selective filter loses no rows (pgvector iterative scan), and a kind
+filter searches that kind's own index."""
+import re
+
 import pytest
 from django.db import connection
 from pgvector.django import VectorField
@@ -29,11 +32,12 @@ def _store(acme) -> None:
 
 
 def _index_scan(acme, *, iterative: bool) -> tuple[int, str]:
-    """The vector query for kinds=[fact] on the HNSW index, as on a big store: its row count and its plan.
+    """A selective filter (kinds fact or lesson: the 25 facts) on the tenant's whole HNSW graph, as on a big store:
+    its row count and its plan. Two kinds, because one kind alone is searched on that kind's own index.
 
     Run directly, not through recall, whose exact fallback would hide a short index scan.
     """
-    q = recall.RecallQuery(query=QUERY, kinds=["fact"])
+    q = recall.RecallQuery(query=QUERY, kinds=["fact", "lesson"])
     literal = VectorField().get_prep_value(embed_one(QUERY))
     with rls.tenant_scope(acme.scope), connection.cursor() as cursor:
         # A few hundred rows would be sorted exactly; on a big store the planner takes the index: make it take it.
@@ -76,3 +80,54 @@ def test_when_the_iterative_scan_gives_up_an_exact_sort_finds_the_rows(acme):
         where, params = recall.channels.filters(q, None, statuses=["live"])
         rows, _ = recall.channels.vector_channel(embed_one(QUERY), where, params)
     assert len(rows) == FACTS
+
+
+def _partition_index_predicates(acme) -> dict[str, str]:
+    """{index name: its WHERE} for the HNSW indexes of the tenant's partition."""
+    partition = "memory_memory_" + acme.org.id.hex
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = %s AND indexdef LIKE %s",
+                       [partition, "%USING hnsw%"])
+        return {name: definition.partition(" WHERE ")[2] for name, definition in cursor.fetchall()}
+
+
+def _kind_search(acme, kinds: list[str], *, explain: str = "") -> list:
+    q = recall.RecallQuery(query=QUERY, kinds=kinds)
+    literal = VectorField().get_prep_value(embed_one(QUERY))
+    with rls.tenant_scope(acme.scope), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_sort = off")  # a small store would be sorted exactly: take the indexes
+        where, params = recall.channels.filters(q, None, statuses=["live"])
+        sql, sql_params = recall.channels.nearest_query(literal, where, params, kinds)
+        if explain == "generic":  # the plan a prepared statement keeps, made before any parameter is known
+            numbered = iter(range(1, len(sql_params) + 1))
+            cursor.execute("EXPLAIN (GENERIC_PLAN) " + re.sub("%s", lambda _: f"${next(numbered)}", sql))
+            return [row[0] for row in cursor.fetchall()]
+        cursor.execute(sql, sql_params)
+        return cursor.fetchall()
+
+
+@pytest.mark.slow
+def test_a_kind_filter_searches_that_kinds_own_index_even_in_a_generic_plan(acme):
+    _store(acme)
+    predicates = _partition_index_predicates(acme)
+    assert sorted(predicates.values()).count("") == 1 and len(predicates) == 1 + len(Memory.Kind.values)
+    plan = "\n".join(_kind_search(acme, ["fact"], explain="generic"))
+    used = set(re.findall(r"Index Scan using (\S+) on memory_memory_" + acme.org.id.hex, plan))
+    assert used and {predicates[name] for name in used} == {"((kind)::text = 'fact'::text)"}, plan
+
+
+@pytest.mark.slow
+def test_the_kinds_indexes_find_what_an_exact_sort_finds(acme):
+    _store(acme)
+    for kinds in (["fact"], ["note", "fact"]):
+        found = _kind_search(acme, kinds)
+        with rls.tenant_scope(acme.scope), connection.cursor() as cursor:
+            where, params = recall.channels.filters(recall.RecallQuery(query=QUERY, kinds=kinds), None,
+                                                    statuses=["live"])
+            literal = VectorField().get_prep_value(embed_one(QUERY))
+            cursor.execute(f"SELECT id, embedding <=> %s::vector FROM memory_memory WHERE {where}"
+                           " ORDER BY 2 LIMIT 50", [literal, *params])
+            exact = cursor.fetchall()
+        assert [row[0] for row in found] == [row[0] for row in exact], kinds
+    with pytest.raises(ValueError):
+        recall.channels.nearest_query("[0]", "TRUE", [], ["fact'; DROP TABLE memory_memory; --"])
