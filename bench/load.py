@@ -272,8 +272,12 @@ def _throughput_worker(operation: str, tenants: list[dict], seconds: float, star
     import django
 
     django.setup()
+    from django.conf import settings
+
     from bench import calls
     from bench.recall import FILTERS
+
+    settings.RATE_LIMIT_PER_MINUTE = 0  # as in the bench's own process (bench/__main__.py): the work, not the limit
     from bench.texts import synthetic_memory
     from memory import recall
     from memory.embeddings import embed_one
