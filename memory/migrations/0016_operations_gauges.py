@@ -11,7 +11,8 @@ GAUGES_FUNCTION = """
 CREATE FUNCTION zm_operations_gauges(OUT review_lag_seconds double precision, OUT conflicts_open bigint)
   LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
   SELECT coalesce(extract(epoch FROM now() - (SELECT min(created_at) FROM public.hygiene_review
-                                               WHERE state IN ('pending', 'running'))), 0)::double precision,
+                                               WHERE state::text = ANY ('{pending,running}'::text[]))), 0)
+           ::double precision,
          (SELECT count(*) FROM public.hygiene_conflict WHERE status = 'open') $$;
 REVOKE ALL ON FUNCTION zm_operations_gauges() FROM PUBLIC;
 """
@@ -25,7 +26,10 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.RunSQL(
-            "CREATE INDEX review_waiting_idx ON hygiene_review (created_at) WHERE state IN ('pending', 'running');",
+            # The predicate as Postgres prints it, so that a restore (pg_dump, embedded_stack/backup.py) rebuilds the
+            # very same index: `state IN ('pending', 'running')` comes back from a dump as a different expression.
+            "CREATE INDEX review_waiting_idx ON hygiene_review (created_at)"
+            " WHERE (state)::text = ANY ('{pending,running}'::text[]);",
             "DROP INDEX review_waiting_idx;",
         ),
         migrations.RunSQL(
