@@ -11,8 +11,9 @@ class StepTimer:
         self.operation = operation  # remember, recall: the operations whose steps the metrics keep
         self.ms: dict[str, float] = {}
         self._mark = time.perf_counter()
+        # The laps' wall-clock times, for the trace's step spans: only kept while tracing.
         self._laps: list[tuple[str, int, int]] | None = [] if tracing.enabled() else None
-        self._mark_ns = time.time_ns()
+        self._mark_ns = time.time_ns() if self._laps is not None else 0
 
     def lap(self, step: str) -> None:
         """Charge the time since the previous lap to ``step``."""
