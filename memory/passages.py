@@ -60,7 +60,7 @@ def passages_store(memory: Memory, embedded: Embedded) -> None:
 def nearest_memories(literal: str, org_id, depth: int) -> dict[str, float]:
     """The memories of the organization's ``depth`` passages nearest to the vector ``literal``, each with its
     nearest passage's distance (its first in the list). RLS keeps them to what the caller may see; the recall's
-    filters are applied by ``whole_distances``. No join here: with one, Postgres walked every visible passage for
+    filters are applied by ``distances``. No join here: with one, Postgres walked every visible passage for
     each query (11 ms at 1,800 passages) instead of reading the nearest from the index."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT memory_id, embedding <=> %s::vector FROM memory_passage WHERE org_id = %s"
@@ -71,20 +71,19 @@ def nearest_memories(literal: str, org_id, depth: int) -> dict[str, float]:
         return nearest
 
 
-def nearest_passages(literal: str, org_id, memory_ids: list[str]) -> dict[str, float]:
-    """Each of ``memory_ids`` that has passages, with its nearest passage's distance."""
+def distances(literal: str, org_id, memory_ids: list[str], where: str, params: list,
+              statement_of: list[str]) -> dict[str, tuple[float, float | None]]:
+    """Each of ``memory_ids`` that passes ``where`` (conditions on memory_memory) -> its whole text's distance, and
+    for those in ``statement_of`` its nearest passage's (None without passages). One statement for both: they were
+    two round trips on every recall."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT memory_id, min(embedding <=> %s::vector) FROM memory_passage"
-                       " WHERE org_id = %s AND memory_id = ANY(%s) GROUP BY memory_id", [literal, org_id, memory_ids])
-        return dict(cursor.fetchall())
-
-
-def whole_distances(literal: str, memory_ids: list[str], where: str, params: list) -> dict[str, float]:
-    """The whole text's distance of each of ``memory_ids`` that passes ``where`` (conditions on memory_memory)."""
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT id, embedding <=> %s::vector FROM memory_memory WHERE id = ANY(%s) AND {where}",
-                       [literal, memory_ids, *params])
-        return dict(cursor.fetchall())
+        cursor.execute(
+            "SELECT id, embedding <=> %s::vector, CASE WHEN id = ANY(%s) THEN (SELECT min(p.embedding <=> %s::vector)"
+            " FROM memory_passage p WHERE p.org_id = %s AND p.memory_id = memory_memory.id) END"
+            f" FROM memory_memory WHERE id = ANY(%s) AND {where}",
+            [literal, statement_of, literal, org_id, memory_ids, *params],
+        )
+        return {memory_id: (whole, statement) for memory_id, whole, statement in cursor.fetchall()}
 
 
 def statement_vectors(org_id, memories: list[Memory]) -> dict[str, np.ndarray]:

