@@ -181,6 +181,20 @@ def test_a_question_phrased_like_an_old_version_finds_the_current_one(remember, 
     assert body["results"][0]["flags"] == []
 
 
+def test_an_earlier_version_leads_only_to_a_current_version_inside_the_filters(remember, recall, acme):
+    # v1 and v2 are facts worded like the question; v3, the current version, is a decision. The walk goes two steps.
+    v1 = remember(acme.member_token, "Release train leaves every Monday at 10:00 UTC.", kind="fact")["memory"]["id"]
+    v2 = remember(acme.member_token, "Release train leaves every Monday at 11:00 UTC.", kind="fact",
+                  links=supersedes(v1))["memory"]["id"]
+    v3 = remember(acme.member_token, "Decided: the frontend ships on Thursdays after the sync.", kind="decision",
+                  links=supersedes(v2))["memory"]["id"]
+    remember(acme.member_token, "The weekly planning notes are in Notion.", kind="fact")
+    question = "When does the Monday release train leave?"
+    assert not {v1, v2, v3} & set(ids(recall(acme.member_token, question, kinds=["fact"])))
+    body = recall(acme.member_token, question, kinds=["fact", "decision"])
+    assert ids(body)[0] == v3 and not {v1, v2} & set(ids(body))
+
+
 def test_with_history_a_superseded_version_never_ranks_above_its_current_version(remember, recall, acme):
     # The old versions are worded like the question; the current one is not, so fusion ranks them higher.
     v1 = remember(acme.member_token, "The Pro plan costs $29 per month.")["memory"]["id"]
