@@ -370,7 +370,6 @@ def measure_sizes(tenants: list[Tenant]) -> dict:
 def measure_plans(tenant: Tenant) -> dict:
     """EXPLAIN ANALYZE of recall's vector query (kinds=[fact], project p1) and similar_existing's, as the app role."""
     from django.db import connection
-    from pgvector.django import CosineDistance
 
     from memory import passages, recall, selectors
     from memory.embeddings import embed_one
@@ -388,10 +387,11 @@ def measure_plans(tenant: Tenant) -> dict:
             sql, sql_params = channels.nearest_query(literal, where, params, q.kinds)
             cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) {sql}", sql_params)
             plans["recall_vector"] = "\n".join(row[0] for row in cursor.fetchall())
-        project = channels.project_of(principal, "p1")
-        candidates = selectors.similar_candidates(owner=principal.user, project=project, exclude_id="mem_none")
-        query = candidates.annotate(distance=CosineDistance("embedding", vector)).order_by("distance")
-        plans["similar_existing"] = query[:selectors.SIMILAR_LIMIT].explain(analyze=True, buffers=True, costs=False)
+            project = channels.project_of(principal, "p1")
+            sql, sql_params = selectors.similar_query(owner=principal.user, project=project, exclude_id="mem_none",
+                                                      literal=literal)
+            cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) {sql}", sql_params)
+            plans["similar_existing"] = "\n".join(row[0] for row in cursor.fetchall())
     return {name: re.sub(r"'\[[^']*\]'(::vector)?", "'[vector]'", plan) for name, plan in plans.items()}
 
 

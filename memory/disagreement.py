@@ -255,7 +255,7 @@ def differing(older: Sentence, newer: Sentence, kind: str | None = None, names: 
     elif not names:
         kinds -= {"name"}
     out = {}
-    for k in kinds:
+    for k in sorted(kinds):  # a set's order changes from process to process; the answer must not
         a, b = older.values[k], newer.values[k]
         if _new_counts(a, b) if k == "number" else not b <= a:
             out[k] = (a, b)

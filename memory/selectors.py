@@ -7,9 +7,9 @@ from datetime import datetime
 
 import numpy as np
 from django.db import connection
-from django.db.models import F, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
-from pgvector.django import CosineDistance
+from pgvector.django import CosineDistance, VectorField
 
 from memory import keys
 from memory.models import Check, Conflict, Event, Link, Memory, Verdict
@@ -26,16 +26,21 @@ def nearest_in(memories: QuerySet[Memory], vector: np.ndarray) -> Memory | None:
     return memories.annotate(distance=CosineDistance("embedding", vector)).order_by("distance").first()
 
 
-def similar_candidates(*, owner: User, project: Project | None, exclude_id: str) -> QuerySet[Memory]:
-    """What similar_existing ranks (also what `make bench ARGS=load` explains)."""
-    place = Q(scope=Memory.Scope.PERSONAL)
+def similar_query(*, owner: User, project: Project | None, exclude_id: str, literal: str,
+                  exact: bool = False) -> tuple[str, list]:
+    """What similar_existing runs (also what `make bench ARGS=load` explains): the caller's own live memories,
+    personal plus the project written into, nearest to the vector ``literal``. ``exact``: "+ 0" keeps the planner off
+    the HNSW index, for an exact scan of the few candidates found by the btree index. Written out, not built by the
+    ORM: compiling the queryset cost about as much as running it. No join for the project's slug: it can only be
+    ``project`` (a join before the sort cost 79 ms at 4k rows)."""
+    place, params = "scope = 'personal'", [rls.require_scope().org_id]
     if project is not None:
-        place |= Q(scope=Memory.Scope.PROJECT, project=project)
-    return (
-        Memory.objects.filter(place, owner=owner, status=Memory.Status.LIVE)
-        .exclude(pk=exclude_id)
-        .only("id", "kind", "scope", "project_id", "content", "created_at")
-    )  # no join for the project's slug: it can only be `project` (a join before the sort cost 79 ms at 4k rows)
+        place, params = f"({place} OR (project_id = %s AND scope = 'project'))", [*params, project.id]
+    order = "(embedding <=> %s::vector) + 0" if exact else "embedding <=> %s::vector"
+    sql = (f"SELECT id, kind, scope, project_id, content, created_at, embedding <=> %s::vector FROM memory_memory"
+           f" WHERE org_id = %s AND {place} AND owner_id = %s AND status = 'live' AND id <> %s"
+           f" ORDER BY {order} LIMIT {SIMILAR_LIMIT}")
+    return sql, [literal, *params, owner.id, exclude_id, literal]
 
 
 def similar_existing(*, owner: User, project: Project | None, vector: np.ndarray, exclude_id: str) -> list[dict]:
@@ -44,24 +49,26 @@ def similar_existing(*, owner: User, project: Project | None, vector: np.ndarray
     Ranked by distance, at most ten, no similarity window. Exactly min(10, candidates): if the approximate index
     scan (iterative: settings.VECTOR_SEARCH_OPTIONS) comes back short, an exact scan of the few candidates decides.
     """
-    candidates = similar_candidates(owner=owner, project=project, exclude_id=exclude_id)
-    found = list(candidates.annotate(distance=CosineDistance("embedding", vector)).order_by("distance")[:SIMILAR_LIMIT])
-    if len(found) < SIMILAR_LIMIT:
-        # "+ 0" keeps the planner off the HNSW index: an exact scan of the candidates, found by the btree index.
-        exact = candidates.annotate(distance=CosineDistance("embedding", vector)).order_by(F("distance") + 0.0)
-        found = list(exact[:SIMILAR_LIMIT])
+    literal = VectorField().get_prep_value(vector)
+    with connection.cursor() as cursor:
+        cursor.execute(*similar_query(owner=owner, project=project, exclude_id=exclude_id, literal=literal))
+        found = cursor.fetchall()
+        if len(found) < SIMILAR_LIMIT:
+            cursor.execute(*similar_query(owner=owner, project=project, exclude_id=exclude_id, literal=literal,
+                                          exact=True))
+            found = cursor.fetchall()
     now = timezone.now()
     return [
         {
-            "id": m.id,
-            "kind": m.kind,
-            "scope": m.scope,
-            "project": project.slug if m.project_id else None,
-            "content_preview": m.content[:PREVIEW_CHARS],
-            "distance": round(float(m.distance), 4),
-            "age_seconds": int((now - m.created_at).total_seconds()),
+            "id": memory_id,
+            "kind": kind,
+            "scope": scope,
+            "project": project.slug if project_id else None,
+            "content_preview": content[:PREVIEW_CHARS],
+            "distance": round(float(distance), 4),
+            "age_seconds": int((now - created_at).total_seconds()),
         }
-        for m in found
+        for memory_id, kind, scope, project_id, content, created_at, distance in found
     ]
 
 
