@@ -9,21 +9,61 @@ import numpy as np
 from django.db import connection
 from django.db.models import Q, QuerySet
 from django.utils import timezone
-from pgvector.django import CosineDistance, VectorField
+from pgvector.django import VectorField
 
 from memory import keys
 from memory.models import Check, Conflict, Event, Link, Memory, Verdict
 from memory.vocabulary import Flag, Resolution
+from plumbing import rows
 from plumbing.errors import Code, Invalid, NotFound
 from tenants import ids, rls
-from tenants.models import Project, User
+from tenants.models import Project, ProjectMember, User
 
 SIMILAR_LIMIT = 10
 PREVIEW_CHARS = 200
 
 
-def nearest_in(memories: QuerySet[Memory], vector: np.ndarray) -> Memory | None:
-    return memories.annotate(distance=CosineDistance("embedding", vector)).order_by("distance").first()
+def same_place(*, owner: User, scope: str, project: Project | None, namespace: list[str] | None) -> tuple[str, list]:
+    """Where a write without a key finds its duplicate: live memories without a key of the same owner, scope,
+    project and namespace (conditions on memory_memory, with their parameters)."""
+    where = ["org_id = %s", "owner_id = %s", "scope = %s", "status = 'live'", "key_hash IS NULL"]
+    params = [rls.require_scope().org_id, owner.id, scope]
+    where.append("project_id = %s" if project else "project_id IS NULL")
+    params += [project.id] if project else []
+    where.append("namespace = %s::text[]" if namespace is not None else "namespace IS NULL")
+    params += [namespace] if namespace is not None else []
+    return " AND ".join(where), params
+
+
+DUPLICATE_COLUMNS = rows.fields(Memory, without=("embedding",))
+
+
+def exact_duplicate(place: tuple[str, list], digest: str) -> Memory | None:
+    """The oldest memory of ``place`` with the same normalized content. Written out, like the next one: the
+    queryset's compilation cost more than the query."""
+    return _first(f"{place[0]} AND content_hash = %s ORDER BY created_at", [*place[1], digest])
+
+
+def nearest_in_session(place: tuple[str, list], session_id: str, vector: np.ndarray) -> Memory | None:
+    """The memory of ``place`` and the session nearest to ``vector``, with its ``distance``."""
+    literal = VectorField().get_prep_value(vector)
+    return _first(f"{place[0]} AND session_id = %s ORDER BY embedding <=> %s::vector", [*place[1], session_id, literal],
+                  distance_to=literal)
+
+
+def _first(where_and_order: str, params: list, distance_to: str | None = None) -> Memory | None:
+    distance = ", embedding <=> %s::vector" if distance_to else ""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {rows.select_list('memory_memory', DUPLICATE_COLUMNS)}{distance} FROM memory_memory"
+                       f" WHERE {where_and_order} LIMIT 1", [*([distance_to] if distance_to else []), *params])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    values = list(row)
+    memory = rows.take(values, Memory, DUPLICATE_COLUMNS)
+    if distance_to:
+        memory.distance = values[0]
+    return memory
 
 
 def similar_query(*, owner: User, project: Project | None, exclude_id: str, literal: str,
@@ -72,9 +112,18 @@ def similar_existing(*, owner: User, project: Project | None, vector: np.ndarray
     ]
 
 
+PROJECT_COLUMNS = rows.fields(Project)
+
+
 def project_for_member(*, user: User, slug: str) -> Project:
     """A project the user belongs to. Any other answers like a project that does not exist (API.md)."""
-    project = Project.objects.filter(slug=slug, members__user_id=user.id).first()
+    # Written out: the queryset's compilation cost more than the query.
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {rows.select_list('p', PROJECT_COLUMNS)} FROM {Project._meta.db_table} p"
+                       f" WHERE p.slug = %s AND EXISTS (SELECT 1 FROM {ProjectMember._meta.db_table} m"
+                       " WHERE m.project_id = p.id AND m.user_id = %s) ORDER BY p.id LIMIT 1", [slug, user.id])
+        row = cursor.fetchone()
+    project = rows.take(list(row), Project, PROJECT_COLUMNS) if row else None
     if project is None:
         raise NotFound(Code.NOT_FOUND, "No such project.", {"project": slug})
     return project

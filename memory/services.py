@@ -234,15 +234,14 @@ def memory_exists(memory_id: str) -> bool:
 def _find_duplicate(principal: Principal, scope: str, project: Project | None, draft: MemoryDraft, vector):
     """The dedup cascade of a write without a key: the same normalized content, else a near-verbatim restatement in
     the same session; among memories without a key, of the same namespace."""
-    same_place = Memory.objects.filter(owner=principal.user, scope=scope, project=project, status=Memory.Status.LIVE,
-                                       key_hash=None, namespace=draft.namespace)
     # Two identical writes at once must not both miss each other: serialize them on (owner, content).
     digest = content_hash(draft.content)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"{principal.user.id}:{digest}"])
-    found, dedup = same_place.filter(content_hash=digest).order_by("created_at").first(), Dedup.EXACT
+    place = selectors.same_place(owner=principal.user, scope=scope, project=project, namespace=draft.namespace)
+    found, dedup = selectors.exact_duplicate(place, digest), Dedup.EXACT
     if found is None and draft.session_id:
-        nearest = selectors.nearest_in(same_place.filter(session_id=draft.session_id), vector)
+        nearest = selectors.nearest_in_session(place, draft.session_id, vector)
         if nearest is not None and 1 - nearest.distance >= NEAR_VERBATIM_SIMILARITY and same_signals(
             nearest.content, draft.content
         ):
