@@ -49,12 +49,11 @@ def embed_memory(content: str) -> Embedded:
     return Embedded(vectors[0], tuple(vectors[1:]))
 
 
-def passages_store(memory: Memory, embedded: Embedded) -> None:
-    Passage.objects.bulk_create([
-        Passage(org_id=memory.org_id, memory_id=memory.id, position=position, scope=memory.scope,
-                owner_id=memory.owner_id, project_id=memory.project_id, embedding=vector)
-        for position, vector in enumerate(embedded.passages)
-    ])
+def passage_rows(memory: Memory, embedded: Embedded) -> list[Passage]:
+    """The rows a memory's statements are stored as (none for a memory of one statement)."""
+    return [Passage(org_id=memory.org_id, memory_id=memory.id, position=position, scope=memory.scope,
+                    owner_id=memory.owner_id, project_id=memory.project_id, embedding=vector)
+            for position, vector in enumerate(embedded.passages)]
 
 
 def nearest_memories(literal: str, org_id, depth: int) -> dict[str, float]:

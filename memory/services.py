@@ -18,9 +18,10 @@ from memory.lifecycle import Locked
 from memory.models import Check, Conflict, Event, Link, Memory
 from memory.normalize import content_hash, same_signals
 from memory.outbox import review_record
-from memory.passages import Embedded, embed_memory, passages_store
+from memory.passages import Embedded, embed_memory, passage_rows
 from memory.sources import currency
 from memory.vocabulary import Dedup, Relation, SkipReason
+from plumbing import rows
 from plumbing.errors import Code, Forbidden, Invalid, NotFound, StateConflict
 from plumbing.timing import StepTimer
 from tenants.auth import Principal, require_authoritative
@@ -174,13 +175,21 @@ def _memory_create(principal: Principal, embedded: Embedded, action: str, detail
                    **fields) -> Memory:
     """The one place a memory row is written: as the caller, with its statements' vectors and its event. A watcher's
     memory is provisional; a task is an open loop however it was written."""
-    memory = Memory.objects.create(
+    memory = Memory(
         org_id=principal.scope.org_id, owner=principal.user, token=principal.token, kind=kind, content=content,
         content_hash=content_hash(content), embedding=embedded.vector, authoritative=not principal.is_watcher,
         loop=Memory.Loop.OPEN if kind in Memory.LOOP_KINDS else None, **fields,
     )
-    passages_store(memory, embedded)
-    event_record(memory, action, principal, details)
+    sql, params = rows.insert([memory])
+    passages = passage_rows(memory, embedded)
+    if passages:
+        # One statement for the memory and its passages: a passage's row-level security reads the passage's own
+        # columns, and its memory exists when the statement ends.
+        passages_sql, passages_params = rows.insert(passages)
+        sql, params = f"WITH memory AS ({sql}) {passages_sql}", [*params, *passages_params]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+    event_record(rows.saved(memory), action, principal, details)
     return memory
 
 
