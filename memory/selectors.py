@@ -304,11 +304,15 @@ def conflicts_of(ids: list[str]) -> tuple[list[tuple[str, str, str]], set[frozen
     """The open conflicts that involve one of ``ids`` (older, newer, relation), and the pairs a person decided to
     keep both of (read-time disagreement does not raise those again), in one query."""
 
-    rows = (Conflict.objects.filter(Q(a_id__in=ids) | Q(b_id__in=ids))
-            .filter(Q(status=Conflict.Status.OPEN) | Q(resolution=Resolution.KEEP_BOTH))
-            .values_list("a_id", "b_id", "relation", "status"))
-    return ([(a, b, relation) for a, b, relation, status in rows if status == Conflict.Status.OPEN],
-            {frozenset((a, b)) for a, b, _, status in rows if status != Conflict.Status.OPEN})
+    if not ids:
+        return [], set()
+    with connection.cursor() as cursor:  # written out, like failing_checks: both run on every recall
+        cursor.execute(f"SELECT a_id, b_id, relation, status FROM {Conflict._meta.db_table}"
+                       " WHERE (a_id = ANY(%s) OR b_id = ANY(%s)) AND (status = %s OR resolution = %s)",
+                       [list(ids), list(ids), Conflict.Status.OPEN, Resolution.KEEP_BOTH])
+        found = cursor.fetchall()
+    return ([(a, b, relation) for a, b, relation, status in found if status == Conflict.Status.OPEN],
+            {frozenset((a, b)) for a, b, _, status in found if status != Conflict.Status.OPEN})
 
 
 def conflict_partners(conflicts: list[tuple[str, str, str]]) -> dict[str, list[str]]:
@@ -320,11 +324,20 @@ def conflict_partners(conflicts: list[tuple[str, str, str]]) -> dict[str, list[s
     return partners
 
 
+CHECK_COLUMNS = rows.fields(Check)
+
+
 def failing_checks(ids: list[str]) -> dict:
     """Each of ``ids`` whose latest check failed -> that check (a later pass supersedes an earlier failure)."""
 
+    if not ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {rows.select_list('c', CHECK_COLUMNS)} FROM {Check._meta.db_table} c"
+                       " WHERE c.memory_id = ANY(%s) ORDER BY c.created_at", [list(ids)])
+        checks = [rows.take(list(row), Check, CHECK_COLUMNS) for row in cursor.fetchall()]
     failed = {}
-    for check in Check.objects.filter(memory_id__in=ids).order_by("created_at"):
+    for check in checks:
         if check.outcome == Check.Outcome.FAIL:
             failed[check.memory_id] = check
         else:
