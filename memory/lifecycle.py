@@ -11,6 +11,7 @@ from typing import NewType
 from django.db import connection
 from django.utils import timezone
 
+from memory import selectors
 from memory.events import event_record
 from memory.models import Event, Link, Memory
 from plumbing.errors import Code, DomainError, Forbidden, Invalid, StateConflict
@@ -27,12 +28,7 @@ def lock_memories(ids: Iterable[str]) -> dict[str, Locked]:
     In id order, so that concurrent writers locking overlapping sets never deadlock. Taking a lock this transaction
     already holds costs nothing more, so a composed service locks again instead of trusting its caller.
     """
-    memories = (
-        Memory.objects.filter(pk__in=sorted(set(ids))).order_by("pk")
-        .select_related("owner", "project").defer("embedding")  # what the memory object shows
-        .select_for_update(of=("self",))
-    )
-    return {memory.id: Locked(memory) for memory in memories}
+    return {memory_id: Locked(memory) for memory_id, memory in selectors.memories_shown(list(ids), lock=True).items()}
 
 
 def hold_memories(ids: Iterable[str]) -> dict[str, Memory]:

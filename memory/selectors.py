@@ -129,6 +129,34 @@ def project_for_member(*, user: User, slug: str) -> Project:
     return project
 
 
+SHOWN_PARTS = ((Memory, rows.fields(Memory, without=("embedding",))), (User, rows.fields(User)),
+               (Project, rows.fields(Project)))
+
+
+def memories_shown(ids: list[str], *, lock: bool = False) -> dict[str, Memory]:
+    """The visible ones of ``ids`` with their owner and project, what an answer shows (``with_relations``, written
+    out: recall's hits and remember's targets, on every call); ``lock``: FOR UPDATE, in id order
+    (lifecycle.lock_memories)."""
+    if not ids:
+        return {}
+    columns = ", ".join(rows.select_list(alias, fields) for alias, (_, fields) in zip("mup", SHOWN_PARTS, strict=True))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {columns} FROM memory_memory m JOIN {User._meta.db_table} u ON u.id = m.owner_id"
+            f" LEFT JOIN {Project._meta.db_table} p ON p.id = m.project_id WHERE m.org_id = %s AND m.id = ANY(%s)"
+            + (" ORDER BY m.id FOR UPDATE OF m" if lock else ""),
+            [rls.require_scope().org_id, sorted(set(ids))],
+        )
+        found = cursor.fetchall()
+    memories = {}
+    for row in found:
+        values = list(row)
+        memory, owner, project = (rows.take(values, model, fields) for model, fields in SHOWN_PARTS)
+        rows.attach(memory, owner=owner, project=project)
+        memories[memory.id] = memory
+    return memories
+
+
 def with_relations(memories: QuerySet[Memory]) -> QuerySet[Memory]:
     return memories.select_related("owner", "project").defer("embedding")
 

@@ -10,36 +10,13 @@ from memory.models import Check, Link, Memory
 from memory.recall.channels import current_versions
 from memory.recall.query import Hit, RecallQuery
 from memory.vocabulary import Flag, Relation
-from plumbing import rows
 from tenants import rls
-from tenants.models import Project, User
 
 DIRECTIONAL = Relation.SUPERSEDES  # the judge's relation that says which of two conflicting memories is newer truth
 
 
-HIT_PARTS = ((Memory, rows.fields(Memory, without=("embedding",))), (User, rows.fields(User)),
-             (Project, rows.fields(Project)))
-
-
 def load(ids: list[str]) -> dict[str, Memory]:
-    """The memories with their owner and project (selectors.with_relations), written out (plumbing/rows.py)."""
-    if not ids:
-        return {}
-    columns = ", ".join(rows.select_list(alias, fields) for alias, (_, fields) in zip("mup", HIT_PARTS, strict=True))
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {columns} FROM memory_memory m JOIN {User._meta.db_table} u ON u.id = m.owner_id"
-            f" LEFT JOIN {Project._meta.db_table} p ON p.id = m.project_id WHERE m.org_id = %s AND m.id = ANY(%s)",
-            [rls.require_scope().org_id, list(ids)],
-        )
-        found = cursor.fetchall()
-    memories = {}
-    for row in found:
-        values = list(row)
-        memory, owner, project = (rows.take(values, model, fields) for model, fields in HIT_PARTS)
-        rows.attach(memory, owner=owner, project=project)
-        memories[memory.id] = memory
-    return memories
+    return selectors.memories_shown(ids)
 
 
 def disagreements(hits: list[Hit], query: str, kept_both: set[frozenset[str]], meaning: disagreement.Meaning,
