@@ -14,6 +14,7 @@ from django.utils import timezone
 from memory import selectors
 from memory.events import event_record
 from memory.models import Event, Link, Memory
+from plumbing import rows
 from plumbing.errors import Code, DomainError, Forbidden, Invalid, StateConflict
 from tenants import rls
 from tenants.auth import Principal
@@ -93,10 +94,10 @@ def supersede(
         target.loop, target.closed_by = Memory.Loop.CLOSED, successor
         event_record(target, Event.Action.LOOP_CLOSED, principal, {"closed_by": successor.id})
     target.save(update_fields=[*_RETIREMENT_FIELDS, "superseded_by", "loop", "closed_by"])
-    Link.objects.create(
-        org_id=target.org_id, src=successor, dst=target, type=Link.Type.SUPERSEDES, reason=reason,
-        retired_dst=True, origin=origin, created_by=principal.user,
-    )
+    link = Link(org_id=target.org_id, src=successor, dst=target, type=Link.Type.SUPERSEDES, reason=reason,
+                retired_dst=True, origin=origin, created_by=principal.user)
+    with connection.cursor() as cursor:  # written out (plumbing/rows.py): one on every declared supersede
+        cursor.execute(*rows.insert([link]))
     event_record(target, Event.Action.SUPERSEDED, principal, {"by": successor.id, "reason": reason, "origin": origin})
 
 
