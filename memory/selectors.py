@@ -35,7 +35,7 @@ def same_place(*, owner: User, scope: str, project: Project | None, namespace: l
     return " AND ".join(where), params
 
 
-DUPLICATE_COLUMNS = rows.fields(Memory, without=("embedding",))
+MEMORY_COLUMNS = rows.fields(Memory, without=("embedding",))  # the embedding loads only if read
 
 
 def exact_duplicate(place: tuple[str, list], digest: str) -> Memory | None:
@@ -54,13 +54,13 @@ def nearest_in_session(place: tuple[str, list], session_id: str, vector: np.ndar
 def _first(where_and_order: str, params: list, distance_to: str | None = None) -> Memory | None:
     distance = ", embedding <=> %s::vector" if distance_to else ""
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {rows.select_list('memory_memory', DUPLICATE_COLUMNS)}{distance} FROM memory_memory"
+        cursor.execute(f"SELECT {rows.select_list('memory_memory', MEMORY_COLUMNS)}{distance} FROM memory_memory"
                        f" WHERE {where_and_order} LIMIT 1", [*([distance_to] if distance_to else []), *params])
         row = cursor.fetchone()
     if row is None:
         return None
     values = list(row)
-    memory = rows.take(values, Memory, DUPLICATE_COLUMNS)
+    memory = rows.take(values, Memory, MEMORY_COLUMNS)
     if distance_to:
         memory.distance = values[0]
     return memory
@@ -129,8 +129,7 @@ def project_for_member(*, user: User, slug: str) -> Project:
     return project
 
 
-SHOWN_PARTS = ((Memory, rows.fields(Memory, without=("embedding",))), (User, rows.fields(User)),
-               (Project, rows.fields(Project)))
+SHOWN_PARTS = ((Memory, MEMORY_COLUMNS), (User, rows.fields(User)), (Project, PROJECT_COLUMNS))
 
 
 def memories_shown(ids: list[str], *, lock: bool = False) -> dict[str, Memory]:
