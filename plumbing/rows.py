@@ -44,7 +44,8 @@ def insert(instances: list[Model]) -> tuple[str, list]:
     params = [field.get_db_prep_save(field.pre_save(instance, add=True), connection)
               for instance in instances for field in columns]
     row = f"({', '.join(['%s'] * len(columns))})"
-    returning = " RETURNING id" if len(columns) < len(model._meta.local_concrete_fields) else ""
+    left_out = len(columns) < len(model._meta.local_concrete_fields)
+    returning = f" RETURNING {connection.ops.quote_name(model._meta.pk.column)}" if left_out else ""
     names = ", ".join(connection.ops.quote_name(field.column) for field in columns)
     return (f"INSERT INTO {model._meta.db_table} ({names}) VALUES {', '.join([row] * len(instances))}{returning}",
             params)
