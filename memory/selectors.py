@@ -9,9 +9,8 @@ import numpy as np
 from django.db import connection
 from django.db.models import Q, QuerySet
 from django.utils import timezone
-from pgvector.django import VectorField
 
-from memory import keys
+from memory import keys, passages
 from memory.models import Check, Conflict, Event, Link, Memory, Verdict
 from memory.vocabulary import Flag, Resolution
 from plumbing import rows
@@ -46,7 +45,7 @@ def exact_duplicate(place: tuple[str, list], digest: str) -> Memory | None:
 
 def nearest_in_session(place: tuple[str, list], session_id: str, vector: np.ndarray) -> Memory | None:
     """The memory of ``place`` and the session nearest to ``vector``, with its ``distance``."""
-    literal = VectorField().get_prep_value(vector)
+    literal = passages.vector_literal(vector)
     return _first(f"{place[0]} AND session_id = %s ORDER BY embedding <=> %s::vector", [*place[1], session_id, literal],
                   distance_to=literal)
 
@@ -89,7 +88,7 @@ def similar_existing(*, owner: User, project: Project | None, vector: np.ndarray
     Ranked by distance, at most ten, no similarity window. Exactly min(10, candidates): if the approximate index
     scan (iterative: settings.VECTOR_SEARCH_OPTIONS) comes back short, an exact scan of the few candidates decides.
     """
-    literal = VectorField().get_prep_value(vector)
+    literal = passages.vector_literal(vector)
     with connection.cursor() as cursor:
         cursor.execute(*similar_query(owner=owner, project=project, exclude_id=exclude_id, literal=literal))
         found = cursor.fetchall()

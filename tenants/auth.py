@@ -183,29 +183,30 @@ def load_principal(scope: rls.Scope, token_id: str | None) -> Principal:
     return Principal(scope=scope, user=membership.user, membership=membership, token=token)
 
 
-TOKEN_PARTS = {"t": ApiToken, "o": Organization, "u": User, "p": Project}
-
-
 @cache
-def _token_query() -> str:
+def _token_read() -> tuple[str, list]:
     """The token with its org, user and project, and the user's role in the org (RLS keeps the membership to this
-    org, and hides a project the user has left). Written out (plumbing/rows.py): the queryset's compilation cost more
-    than the query."""
-    columns = ", ".join(rows.select_list(alias, rows.fields(model)) for alias, model in TOKEN_PARTS.items())
-    table = {alias: model._meta.db_table for alias, model in TOKEN_PARTS.items()}
-    return (f"SELECT {columns}, (SELECT role FROM {Membership._meta.db_table} WHERE user_id = t.user_id LIMIT 1)"
-            f" FROM {table['t']} t JOIN {table['o']} o ON o.id = t.org_id JOIN {table['u']} u ON u.id = t.user_id"
-            f" LEFT JOIN {table['p']} p ON p.id = t.project_id WHERE t.id = %s")
+    org, and hides a project the user has left), with the columns read of each. Written out (plumbing/rows.py): the
+    queryset's compilation cost more than the query."""
+    parts = [(alias, model, rows.fields(model))
+             for alias, model in (("t", ApiToken), ("o", Organization), ("u", User), ("p", Project))]
+    columns = ", ".join(rows.select_list(alias, fields) for alias, _, fields in parts)
+    table = {alias: model._meta.db_table for alias, model, _ in parts}
+    sql = (f"SELECT {columns}, (SELECT role FROM {Membership._meta.db_table} WHERE user_id = t.user_id LIMIT 1)"
+           f" FROM {table['t']} t JOIN {table['o']} o ON o.id = t.org_id JOIN {table['u']} u ON u.id = t.user_id"
+           f" LEFT JOIN {table['p']} p ON p.id = t.project_id WHERE t.id = %s")
+    return sql, [(model, fields) for _, model, fields in parts]
 
 
 def _token_with_relations(token_id: str) -> ApiToken:
+    sql, parts = _token_read()
     with connection.cursor() as cursor:
-        cursor.execute(_token_query(), [token_id])
+        cursor.execute(sql, [token_id])
         row = cursor.fetchone()
     if row is None:
         raise ApiToken.DoesNotExist(token_id)
     values = list(row)
-    token, org, user, project = (rows.take(values, model, rows.fields(model)) for model in TOKEN_PARTS.values())
+    token, org, user, project = (rows.take(values, model, fields) for model, fields in parts)
     rows.attach(token, org=org, user=user, project=project)
     token.role = values[0]
     return token

@@ -133,3 +133,12 @@ def test_words_are_stemmed_safely_from_many_threads():
         stemmed = list(pool.map(lambda chunk: [disagreement.stem(w) for w in chunk], chunks))
     disagreement.stem.cache_clear()
     assert stemmed == [[disagreement.stem(w) for w in chunk] for chunk in chunks]
+
+
+def test_the_values_that_differ_are_named_in_one_order_whatever_the_process():
+    # A set's order changes from process to process (string hashing): the answer's "values" must not.
+    older = disagreement.sentences("The launch is on Tuesday at 14:00 for 12 euros with 40 guests.")[0]
+    newer = disagreement.sentences("The launch is on Thursday at 16:00 for 15 euros with 55 guests.")[0]
+    found = disagreement.differing(older, newer)
+    assert list(found) == sorted(found) == ["date", "money", "number", "time"]
+    assert disagreement.describe(found).startswith("date: tuesday against thursday; money: 12 against 15")

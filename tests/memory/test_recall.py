@@ -149,6 +149,13 @@ def test_why_and_trace_explain_the_ranking(remember, recall, acme):
     assert "reciprocal rank fusion" in trace["fusion"] and trace["filters"]["lifecycle"] == "live"
 
 
+def test_a_query_of_stop_words_only_finds_by_meaning_and_says_it_had_no_terms(remember, recall, acme):
+    remember(acme.member_token, "The api service deploys on Tuesdays.")
+    body = recall(acme.member_token, "what is it that they were")
+    assert body["trace"]["channels"]["text"] == {"candidates": 0, "tsquery": ""}
+    assert body["results"] and all(r["why"]["text_rank"] is None for r in body["results"])
+
+
 @pytest.mark.parametrize("body", [
     {}, {"query": ""}, {"query": "x", "k": 0}, {"query": "x", "k": 51}, {"query": "x", "k": "5"},
     {"query": "x", "k": 5.5}, {"query": "x", "k": True}, {"query": "x", "scope": "everything"},
