@@ -24,17 +24,16 @@ import numpy as np
 from django.conf import settings
 from django.test import Client
 
-from bench.recall import QUESTIONS, bench_tenant
 from bench import calls
+from bench.recall import QUESTIONS, bench_tenant
 from bench.remember import drop_reviews, latency_percentiles, step_percentiles
-from bench.texts import PEOPLE, SERVICES, TOOLS, synthetic_memory
+from bench.texts import PEOPLE, SERVICES, TOOLS, one_of_a_kind, run_tag, synthetic_memory
 from embedded_stack.launcher import server_env, web_workers
 from embedded_stack.serving import served, spare_port
-from plumbing.timing import StepTimer
 from memory import embeddings, recall
+from plumbing.timing import StepTimer
 from tenants import rls
 from tenants.auth import load_principal
-from tenants.ids import ulid
 from tenants.services import api_token_issue
 
 OPERATIONS = ("remember", "recall")
@@ -46,7 +45,7 @@ def _request(operation: str, rng: random.Random, serial: str) -> dict:
     """One request body; remembers are unique (run id and serial number) so that none is absorbed by dedup."""
     if operation == "remember":
         _, kind, content = synthetic_memory(rng)
-        return {"content": f"{content} (http bench {serial}, {rng.choice(PEOPLE)})", "kind": kind, "project": "p1"}
+        return {"content": one_of_a_kind(content, f"{serial}, {rng.choice(PEOPLE)}"), "kind": kind, "project": "p1"}
     question = rng.choice(QUESTIONS)
     return {"query": question.format(service=rng.choice(SERVICES), tool=rng.choice(TOOLS), person=rng.choice(PEOPLE))}
 
@@ -186,7 +185,7 @@ def bench_http(*, memories: int, requests: int, clients: list[int], seed: int, s
     log_path = settings.DATA_DIR / "bench-http-server.log"
     say(f"  starting the server of `make run` on 127.0.0.1:{port}: {workers} workers, "
         f"{env['EMBEDDING_THREADS']} embedding thread(s) each (log: {log_path})")
-    serial, run_id = 0, ulid()
+    serial, run_id = 0, run_tag()
 
     def bodies(operation: str, count: int) -> list[dict]:
         nonlocal serial

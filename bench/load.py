@@ -249,7 +249,7 @@ def measure_recall(tenant: Tenant, queries: int, rng: random.Random) -> dict:
 def measure_remember(tenant: Tenant, rng: random.Random, run: str) -> dict:
     from bench import calls
     from bench.remember import latency_percentiles, step_percentiles
-    from bench.texts import synthetic_memory
+    from bench.texts import one_of_a_kind, synthetic_memory
     from plumbing.timing import StepTimer
 
     principal = _principal(tenant, tenant.member_id)
@@ -258,7 +258,7 @@ def measure_remember(tenant: Tenant, rng: random.Random, run: str) -> dict:
         _, kind, content = synthetic_memory(rng)
         timer = StepTimer()
         start = time.perf_counter()
-        calls.remember(principal, f"{content} (load bench {run}-{i})", steps=timer, kind=kind, project="p1")
+        calls.remember(principal, one_of_a_kind(content, f"load {run}-{i}"), steps=timer, kind=kind, project="p1")
         timings.append((time.perf_counter() - start) * 1000)
         steps.append(timer.ms)
     _drop_reviews([tenant])

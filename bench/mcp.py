@@ -31,11 +31,11 @@ from mcp.client.streamable_http import streamable_http_client
 from bench.http import _request
 from bench.recall import bench_tenant
 from bench.remember import drop_reviews, latency_percentiles
+from bench.texts import run_tag
 from embedded_stack.launcher import server_env, web_workers
 from embedded_stack.serving import served, spare_port
 from tenants import rls
 from tenants.auth import load_principal
-from tenants.ids import ulid
 from tenants.services import api_token_issue
 
 OPERATIONS = ("remember", "recall")
@@ -134,10 +134,10 @@ def bench_mcp(*, memories: int, requests: int, seed: int, say: Callable[[str], N
     port = spare_port()
     log_path = settings.DATA_DIR / "bench-mcp-server.log"
     say(f"  starting the server of `make run` on 127.0.0.1:{port}: {workers} workers (log: {log_path})")
-    run_id = ulid()
+    run_id = run_tag()
     count = (requests + WARM_UP) * len(WAYS)
     # Every remember is new (the run's id and a serial number), so none is absorbed by dedup.
-    plan = {op: [_request(op, rng, f"mcp {run_id}-{op}-{i}") for i in range(count)] for op in OPERATIONS}
+    plan = {op: [_request(op, rng, f"mcp {run_id}-{i}") for i in range(count)] for op in OPERATIONS}
     report: dict = {
         "tenant": org.slug, "memories": memories, "workers": workers, "calls_per_way": requests,
         "load_average_before": [round(x, 2) for x in os.getloadavg()],

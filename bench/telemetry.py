@@ -22,7 +22,7 @@ from django.test import Client, RequestFactory, override_settings
 
 from bench.recall import QUESTIONS, bench_tenant
 from bench.remember import drop_reviews
-from bench.texts import PEOPLE, SERVICES, TOOLS, synthetic_memory
+from bench.texts import PEOPLE, SERVICES, TOOLS, one_of_a_kind, synthetic_memory
 from plumbing.timing import StepTimer
 from telemetry import metrics
 from telemetry.middleware import RequestTelemetry
@@ -79,7 +79,7 @@ def _clients(secret: str) -> tuple[Client, Client]:
 def _body(operation: str, rng: random.Random, serial: int) -> tuple[str, str]:
     if operation == "remember":
         _, kind, content = synthetic_memory(rng)
-        body = {"content": f"{content} (telemetry bench {serial}, {rng.choice(PEOPLE)})", "kind": kind,
+        body = {"content": one_of_a_kind(content, f"telemetry {serial}, {rng.choice(PEOPLE)}"), "kind": kind,
                 "project": "p1"}
         return "/api/v1/memories", json.dumps(body)
     question = rng.choice(QUESTIONS)

@@ -1,5 +1,6 @@
 """Synthetic but realistic memories of an engineering organisation, for benchmarks (not for quality evaluation)."""
 import random
+import secrets
 
 SERVICES = ["billing", "checkout", "search", "auth", "notifications", "reporting", "ingest", "payments", "profile",
             "inventory", "shipping", "recommendations", "gateway", "scheduler", "exports", "webhooks"]
@@ -32,3 +33,18 @@ def synthetic_memory(rng: random.Random) -> tuple[str, str, str]:
         "k": rng.randrange(1, 9), "k2": rng.randrange(1, 9),
     }
     return f"{index}:{service}", kind, template.format(**values)
+
+
+def one_of_a_kind(content: str, tag: str) -> str:
+    """``content`` made new with ``tag`` inside its one sentence, before the closing mark.
+
+    A reused tenant must never absorb a bench's remember as a duplicate, and the remember must stay the one-sentence
+    fact a writer sends. A tag after the full stop ("... UTC. (http bench 01JE..., Ana)") made each write two
+    statements, so it was embedded three times and stored with two passages. That was 24 of its 36 ms in process.
+    """
+    return f"{content[:-1]} ({tag}){content[-1]}"
+
+
+def run_tag() -> str:
+    """Short, so that it adds a few tokens to the embedding, not the twenty of a ULID."""
+    return secrets.token_hex(3)
