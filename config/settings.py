@@ -131,7 +131,10 @@ DB_POOL = {
     "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "5")),
 }
 # Threads per web worker (config/asgi.py): the requests one worker runs at once, each with a pooled connection.
-WEB_THREADS = int(os.environ.get("WEB_THREADS", "8"))
+# Four, not more: requests are CPU-bound (the model, Postgres on the same cores), and more threads only contend.
+# `make bench ARGS="http --clients 16"` on 2 cores, 2 workers, interleaved runs (medians): 8 threads 60.1 recalls/s
+# and 60.6 remembers/s, recall p95 425 ms; 4 threads 70.3 and 71.5, p95 339 ms; 2 and 3 threads were no better.
+WEB_THREADS = int(os.environ.get("WEB_THREADS", "4"))
 # A request body is read whole on the event loop before a thread takes the request (plumbing/body.py): a client that
 # sends it slower than this many seconds is answered 408 and holds no thread meanwhile.
 BODY_TIMEOUT_SECONDS = float(os.environ.get("BODY_TIMEOUT_SECONDS", "30"))
