@@ -56,33 +56,20 @@ def passage_rows(memory: Memory, embedded: Embedded) -> list[Passage]:
             for position, vector in enumerate(embedded.passages)]
 
 
-def nearest_memories(literal: str, org_id, depth: int) -> dict[str, float]:
-    """The memories of the organization's ``depth`` passages nearest to the vector ``literal``, each with its
-    nearest passage's distance (its first in the list). RLS keeps them to what the caller may see; the recall's
-    filters are applied by ``distances``. No join here: with one, Postgres walked every visible passage for
+def nearest_query(literal: str, org_id, depth: int) -> tuple[str, list]:
+    """The organization's ``depth`` passages nearest to the vector ``literal`` (memory_id, distance), for recall's
+    one statement (memory/recall/channels.py vector_channel). RLS keeps them to what the caller may see; recall's
+    filters apply to their memories afterwards. No join here: with one, Postgres walked every visible passage for
     each query (11 ms at 1,800 passages) instead of reading the nearest from the index."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT memory_id, embedding <=> %s::vector FROM memory_passage WHERE org_id = %s"
-                       f" ORDER BY embedding <=> %s::vector LIMIT {depth}", [literal, org_id, literal])
-        nearest: dict[str, float] = {}
-        for memory_id, distance in cursor.fetchall():
-            nearest.setdefault(memory_id, distance)
-        return nearest
+    return (f"SELECT memory_id, embedding <=> %s::vector AS distance FROM memory_passage WHERE org_id = %s"
+            f" ORDER BY embedding <=> %s::vector LIMIT {depth}", [literal, org_id, literal])
 
 
-def distances(literal: str, org_id, memory_ids: list[str], where: str, params: list,
-              statement_of: list[str]) -> dict[str, tuple[float, float | None]]:
-    """Each of ``memory_ids`` that passes ``where`` (conditions on memory_memory) -> its whole text's distance, and
-    for those in ``statement_of`` its nearest passage's (None without passages). One statement for both: they were
-    two round trips on every recall."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT id, embedding <=> %s::vector, CASE WHEN id = ANY(%s) THEN (SELECT min(p.embedding <=> %s::vector)"
-            " FROM memory_passage p WHERE p.org_id = %s AND p.memory_id = memory_memory.id) END"
-            f" FROM memory_memory WHERE id = ANY(%s) AND {where}",
-            [literal, statement_of, literal, org_id, memory_ids, *params],
-        )
-        return {memory_id: (whole, statement) for memory_id, whole, statement in cursor.fetchall()}
+def nearest_statement_query(literal: str, org_id, memory: str) -> tuple[str, list]:
+    """The distance of the nearest passage of the memory named by the column ``memory``, as a scalar subquery (NULL
+    for a memory without passages)."""
+    return ("(SELECT min(p.embedding <=> %s::vector) FROM memory_passage p WHERE p.org_id = %s"
+            f" AND p.memory_id = {memory})", [literal, org_id])
 
 
 def statement_vectors(org_id, memories: list[Memory]) -> dict[str, np.ndarray]:

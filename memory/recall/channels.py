@@ -93,36 +93,61 @@ def vector_channel(vector: np.ndarray, where: str, params: list,
                    kinds: list[str] | None = None) -> tuple[list[tuple[str, float]], int]:
     """The memories nearest in meaning, by their whole text and by their statements (memory/passages.py), nearest
     first; and how many of them only a statement found. ``kinds``: the kind filter that ``where`` holds too, for
-    the kinds' own indexes (nearest_query)."""
+    the kinds' own indexes (nearest_query).
+
+    One statement: the two searches and the distances each leaves out were three round trips on every recall.
+    """
     literal = passages.vector_literal(vector)
-    select = f"SELECT id, embedding <=> %s::vector AS distance FROM memory_memory WHERE {where}"
-    with connection.cursor() as cursor:
-        # Iterative scans (settings.VECTOR_SEARCH_OPTIONS): filters and RLS do not shorten the list.
-        cursor.execute(*nearest_query(literal, where, params, kinds))
-        rows = cursor.fetchall()
-        if len(rows) < CHANNEL_DEPTH:
-            # Short: either few rows pass the filters, or the iterative scan gave up (hnsw.max_scan_tuples) before
-            # finding them. At 1M memories a kinds=[fact] question worded like an outage report found none of the
-            # tenant's facts in 21k visited tuples. Either way an exact sort of the candidates decides; "+ 0" keeps
-            # the planner off the index.
-            cursor.execute(f"{select} ORDER BY (embedding <=> %s::vector) + 0 LIMIT {CHANNEL_DEPTH}",
-                           [literal, *params, literal])
-            rows = cursor.fetchall()
     org_id = rls.require_scope().org_id
-    near = passages.nearest_memories(literal, org_id, 2 * CHANNEL_DEPTH)
-    if not near:  # no memory of several statements near the query: the whole texts' distances are the distances
+    by_index, by_index_params = nearest_query(literal, where, params, kinds)
+    near, near_params = passages.nearest_query(literal, org_id, 2 * CHANNEL_DEPTH)
+    statement_of, statement_params = passages.nearest_statement_query(literal, org_id, "memory_memory.id")
+    short = f"(SELECT count(*) FROM by_index) < {CHANNEL_DEPTH}"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            WITH by_index AS MATERIALIZED ({by_index}),
+            -- Iterative scans (settings.VECTOR_SEARCH_OPTIONS): filters and RLS do not shorten the list. When it is
+            -- short anyway, either few rows pass the filters or the scan gave up (hnsw.max_scan_tuples) before
+            -- finding them: at 1M memories a kinds=[fact] question worded like an outage report found none of the
+            -- tenant's facts in 21k visited tuples. Either way an exact sort decides; "+ 0" keeps the planner off the
+            -- index. The condition is planned as a one-time filter: the sort runs only when the list is short.
+            whole AS MATERIALIZED (
+                SELECT id, distance FROM by_index WHERE NOT {short}
+                UNION ALL
+                (SELECT id, embedding <=> %s::vector FROM memory_memory WHERE {where} AND {short}
+                 ORDER BY (embedding <=> %s::vector) + 0 LIMIT {CHANNEL_DEPTH})
+            ),
+            near AS MATERIALIZED ({near}),
+            statement AS (SELECT memory_id AS id, min(distance) AS distance FROM near GROUP BY memory_id),
+            -- What one search found and the other did not: its whole text's distance (if it passes the filters),
+            -- and the nearest statement of what only the whole texts found. None when no statement is near.
+            other AS (
+                SELECT id, embedding <=> %s::vector AS distance,
+                       CASE WHEN id NOT IN (SELECT id FROM statement) THEN {statement_of} END AS statement
+                FROM memory_memory
+                WHERE id = ANY(ARRAY((SELECT id FROM statement EXCEPT SELECT id FROM whole)
+                                     UNION ALL (SELECT id FROM whole EXCEPT SELECT id FROM statement)))
+                  AND {where} AND EXISTS (SELECT FROM near)
+            )
+            SELECT 'whole', id, distance, NULL::float8 FROM whole
+            UNION ALL SELECT 'statement', id, distance, NULL FROM statement
+            UNION ALL SELECT 'other', id, distance, statement FROM other
+            """,
+            [*by_index_params, literal, *params, literal, *near_params, literal, *statement_params, *params],
+        )
+        found = cursor.fetchall()
+    rows = [(memory_id, distance) for source, memory_id, distance, _ in found if source == "whole"]
+    statement = {memory_id: distance for source, memory_id, distance, _ in found if source == "statement"}
+    if not statement:  # no memory of several statements near the query: the whole texts' distances are the distances
         return sorted(rows, key=lambda row: row[1]), 0
     # A memory of several statements is at the mean of its whole text's distance and its nearest statement's.
     whole = dict(rows)
-    # The whole texts' distances of what only the statements found (if it passes the filters), and the nearest
-    # statements of what only the whole texts found.
-    only_near, only_whole = [m for m in near if m not in whole], [m for m in whole if m not in near]
-    others = passages.distances(literal, org_id, only_near + only_whole, where, params, statement_of=only_whole)
-    statement = dict(near)
-    for memory_id, (distance, nearest) in others.items():
-        whole.setdefault(memory_id, distance)
-        if nearest is not None:
-            statement.setdefault(memory_id, nearest)
+    for source, memory_id, distance, nearest in found:
+        if source == "other":
+            whole.setdefault(memory_id, distance)
+            if nearest is not None:
+                statement.setdefault(memory_id, nearest)
     measured = {m: (distance + statement[m]) / 2 if m in statement else distance for m, distance in whole.items()}
     by_passage = len(measured.keys() - {memory_id for memory_id, _ in rows})
     return sorted(measured.items(), key=lambda row: row[1])[:CHANNEL_DEPTH], by_passage

@@ -1,10 +1,13 @@
 """Passages (memory/passages.py): a memory of several statements is found by the one that answers, under RLS."""
 from io import StringIO
 
+import pytest
 from django.conf import settings
 from django.core.management import call_command
 from django.db import connections
 
+from memory import passages, recall
+from memory.embeddings import embed_one
 from tenants import rls
 from tests.support.tenants import build_tenant
 
@@ -51,6 +54,29 @@ def test_recall_finds_the_sentence_that_answers_inside_a_turn_about_something_el
     results = recall(acme.member_token, "What date is the product launch?")["results"]
     assert results[0]["memory"]["id"] == turn
     assert results[0]["why"]["vector_rank"] == 1
+
+
+def test_the_vector_channel_puts_each_memory_at_the_mean_of_its_whole_text_and_its_nearest_statement(remember, acme):
+    """The one statement of the vector channel against its rule, computed here plainly: on a store this small every
+    memory and every passage is a candidate, so each memory that passes the filters is ranked."""
+    for text in [*ABOUT_THE_LAUNCH, TURN, "The launch moved to June 21. The press release waits for legal."]:
+        remember(acme.member_token, text)
+    remember(acme.member_token, "The launch budget is 40k. Ads take half.", kind="decision")  # filtered out
+    vector = embed_one("What date is the product launch?")
+    literal = passages.vector_literal(vector)
+    with rls.tenant_scope(acme.scope):
+        where, params = recall.channels.filters(recall.RecallQuery(query="launch", kinds=["note"]), None,
+                                                statuses=["live"])
+        ranked, by_passage = recall.channels.vector_channel(vector, where, params, ["note"])
+        rows = _rows(f"SELECT id, embedding <=> %s::vector, (SELECT min(p.embedding <=> %s::vector) FROM memory_passage"
+                     f" p WHERE p.memory_id = memory_memory.id) FROM memory_memory WHERE {where}",
+                     [literal, literal, *params])
+    expected = sorted(((memory_id, whole if statement is None else (whole + statement) / 2)
+                       for memory_id, whole, statement in rows), key=lambda row: row[1])
+    assert len(expected) == 5 and sum(statement is not None for *_, statement in rows) == 2
+    assert [memory_id for memory_id, _ in ranked] == [memory_id for memory_id, _ in expected]
+    assert [distance for _, distance in ranked] == pytest.approx([distance for _, distance in expected])
+    assert by_passage == 0  # nothing here is found by a statement alone: the exact sort reads every memory
 
 
 def test_passages_are_visible_exactly_where_their_memory_is(committed, api, remember):

@@ -31,9 +31,9 @@ def test_remember_declared(api, acme, store, django_assert_num_queries):
 
 
 def test_recall(api, acme, store, django_assert_num_queries):
-    # token lookup | savepoint, identity, caller (token, org, user, role) | vector channel (index scan, then the exact
-    # sort that a store under 50 memories gets, nearest passages: none here), text channel with its terms, current
-    # versions | hydration | conflicts, checks, statement vectors of the memories that give a value | release,
-    # identity cleared
-    with django_assert_num_queries(15):
+    # token lookup | savepoint, identity, caller (token, org, user, role) | vector channel (index scan, the exact sort
+    # that a store under 50 memories gets, nearest passages and the distances they leave out, in one statement),
+    # text channel with its terms, current versions | hydration | conflicts, checks, statement vectors of the
+    # memories that give a value | release, identity cleared
+    with django_assert_num_queries(13):
         api(acme.member_token).post("/api/v1/recall", {"query": "when does the api service deploy"}, format="json")
