@@ -40,7 +40,8 @@ def one_of_a_kind(content: str, tag: str) -> str:
 
     A reused tenant must never absorb a bench's remember as a duplicate, and the remember must stay the one-sentence
     fact a writer sends. A tag after the full stop ("... UTC. (http bench 01JE..., Ana)") made each write two
-    statements, so it was embedded three times and stored with two passages. That was 24 of its 36 ms in process.
+    statements, so it was embedded three times and stored with two passages: the embedding took 24 of its 36 ms in
+    process, against 9 for the fact alone.
     """
     return f"{content[:-1]} ({tag}){content[-1]}"
 
