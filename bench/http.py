@@ -194,7 +194,7 @@ def bench_http(*, memories: int, requests: int, clients: list[int], seed: int, s
         return [_request(operation, rng, f"{run_id}-{serial - count + i}") for i in range(count)]
 
     report: dict = {
-        "tenant": org.slug, "memories": memories, "workers": workers,
+        "tenant": org.slug, "memories": memories, "workers": workers, "web_threads": settings.WEB_THREADS,
         "embedding_threads": int(env["EMBEDDING_THREADS"]), "requests_per_series": requests,
         "load_average_before": [round(x, 2) for x in os.getloadavg()],
         "in_process": {}, "django_no_socket": {}, "http": {},
@@ -250,7 +250,8 @@ def _targets(report: dict) -> dict:
 
 def format_table(report: dict) -> list[str]:
     lines = [
-        f"  {report['memories']} memories, {report['workers']} workers x {report['embedding_threads']} embedding "
+        f"  {report['memories']} memories, {report['workers']} workers x {report['web_threads']} threads and"
+        f" {report['embedding_threads']} embedding "
         f"thread(s), {report['requests_per_series']} requests per row; load average before "
         f"{report['load_average_before']}, after {report['load_average_after']}",
         f"  {'':<18}{'operation':<10}{'p50 ms':>8}{'p95 ms':>8}{'p99 ms':>8}{'req/s':>8}{'errors':>8}",
