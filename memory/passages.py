@@ -61,15 +61,17 @@ def nearest_query(literal: str, org_id, depth: int) -> tuple[str, list]:
     one statement (memory/recall/channels.py vector_channel). RLS keeps them to what the caller may see; recall's
     filters apply to their memories afterwards. No join here: with one, Postgres walked every visible passage for
     each query (11 ms at 1,800 passages) instead of reading the nearest from the index."""
-    return (f"SELECT memory_id, embedding <=> %s::vector AS distance FROM memory_passage WHERE org_id = %s"
-            f" ORDER BY embedding <=> %s::vector LIMIT {depth}", [literal, org_id, literal])
+    sql = ("SELECT memory_id, embedding <=> %s::vector AS distance FROM memory_passage WHERE org_id = %s"
+           f" ORDER BY embedding <=> %s::vector LIMIT {depth}")
+    return sql, [literal, org_id, literal]
 
 
 def nearest_statement_query(literal: str, org_id, memory: str) -> tuple[str, list]:
     """The distance of the nearest passage of the memory named by the column ``memory``, as a scalar subquery (NULL
     for a memory without passages)."""
-    return ("(SELECT min(p.embedding <=> %s::vector) FROM memory_passage p WHERE p.org_id = %s"
-            f" AND p.memory_id = {memory})", [literal, org_id])
+    sql = ("(SELECT min(p.embedding <=> %s::vector) FROM memory_passage p WHERE p.org_id = %s"
+           f" AND p.memory_id = {memory})")
+    return sql, [literal, org_id]
 
 
 def statement_vectors(org_id, memories: list[Memory]) -> dict[str, np.ndarray]:
