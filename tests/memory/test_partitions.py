@@ -2,6 +2,8 @@
 import os
 import subprocess
 import sys
+import threading
+import time
 import uuid
 
 import psycopg
@@ -12,6 +14,7 @@ from django.db import IntegrityError, ProgrammingError, connection, connections,
 from memory.models import Memory
 from memory.normalize import content_hash
 from tenants import rls
+from tenants.services import org_bootstrap
 from tests.support.tenants import build_tenant
 
 ZERO = "[" + ",".join(["0.1"] * 384) + "]"
@@ -117,6 +120,37 @@ def test_rows_of_an_organization_without_a_partition_are_kept_in_the_default_one
         ("mem_late_1", "'x':1"), ("mem_late_2", "'x':1")]
     assert not _owner_rows("SELECT 1 FROM pg_class WHERE relname = %s", [_partition(org_id)])
     assert _owner_rows("SELECT zm_memory_partition(%s)", [acme.org.id]) == [(_partition(acme.org.id),)]  # idempotent
+
+
+def test_a_new_organization_does_not_deadlock_with_a_recall_under_way(committed):
+    """Making a partition locks its parent table. A recall reads memories and then passages. The function must take
+    the two tables in that order too (migration 0018): in the other order each waited for the other, and Postgres
+    failed one after a second."""
+    acme = build_tenant("acme")
+    _store(acme, "The billing service deploys on Fridays.")
+    failed = []
+
+    def bootstrap() -> None:
+        try:
+            org_bootstrap(org_slug="globex", admin_email="admin@globex.test", project_slugs=[])
+        except Exception as error:  # noqa: BLE001 - the test reports it
+            failed.append(error)
+        finally:
+            connections.close_all()
+
+    maker = threading.Thread(target=bootstrap)
+    with rls.tenant_scope(acme.scope), connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM memory_memory")  # the recall has read its memories
+        maker.start()
+        waited = time.monotonic()
+        while not _owner_rows("SELECT 1 FROM pg_locks WHERE NOT granted AND relation = 'memory_memory'::regclass"):
+            assert time.monotonic() - waited < 10, "the new organization never waited for the recall"
+            time.sleep(0.02)
+        cursor.execute("SELECT count(*) FROM memory_passage")  # and now its passages
+    maker.join(timeout=30)
+    assert failed == []
+    [(org_id,)] = _owner_rows("SELECT id FROM tenants_organization WHERE slug = 'globex'")
+    assert _owner_rows("SELECT zm_memory_partition(%s)", [org_id]) == [(_partition(org_id),)]
 
 
 def test_the_app_role_may_make_a_partition_only_through_the_function(acme):
