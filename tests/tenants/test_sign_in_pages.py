@@ -169,9 +169,13 @@ def test_pages_carry_the_security_headers_and_cookie_flags(acme):
     assert session_cookie["httponly"] and session_cookie["samesite"] == "Lax"
 
 
-def test_the_stylesheet_is_served_by_the_app_and_unknown_pages_are_pages(db):
+def test_the_stylesheet_and_icon_are_served_by_the_app_and_unknown_pages_are_pages(db):
     css = Client().get("/static/zm/zm.css")
     assert css.status_code == 200 and css["Content-Type"].startswith("text/css")
+    # Every page names its icon, so that no browser asks for a /favicon.ico that is not there.
+    assert '<link rel="icon" href="/static/zm/favicon.svg"' in Client().get("/sign-in").content.decode()
+    icon = Client().get("/static/zm/favicon.svg")
+    assert icon.status_code == 200 and icon["Content-Type"].startswith("image/svg+xml")
     missing = Client().get("/no/such/page")
     assert missing.status_code == 404 and missing["Content-Type"].startswith("text/html")
     api_missing = Client().get("/api/v1/no-such-thing")
