@@ -3,7 +3,8 @@ import secrets
 import uuid
 from dataclasses import dataclass
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, OperationalError, connection, transaction
+from psycopg.errors import LockNotAvailable
 from django.utils import timezone
 
 from plumbing.errors import Code, Forbidden, Invalid, NotFound, StateConflict
@@ -28,6 +29,16 @@ def _user_for_email(email: str) -> User:
     return User(id=user_id, email=email)
 
 
+# Making a new organization's partitions locks the memories' table, and every query of every organization queues
+# behind that lock while it waits: whatever holds the table (a backup reads it for minutes) must not stop them all.
+# Shorter than the statement timeout (STATEMENT_TIMEOUT_MS), so that the error says what happened.
+PARTITION_LOCK_TIMEOUT = "2s"
+
+
+class StorageBusy(Exception):
+    """A new organization's partitions could not be made within PARTITION_LOCK_TIMEOUT; nothing was created."""
+
+
 @dataclass(frozen=True)
 class Bootstrap:
     org: Organization
@@ -45,7 +56,16 @@ def org_bootstrap(*, org_slug: str, admin_email: str, project_slugs: list[str]) 
     with rls.tenant_scope(rls.Scope(org_id=org_id, user_id=user_id)):
         org, _ = Organization.objects.get_or_create(id=org_id, defaults={"slug": org_slug, "name": org_slug})
         with connection.cursor() as cursor:  # its memories' partition (memory migration 0010), made by the owner
-            cursor.execute("SELECT zm_memory_partition(%s)", [org.id])
+            cursor.execute("SELECT set_config('lock_timeout', %s, true)", [PARTITION_LOCK_TIMEOUT])
+            try:
+                cursor.execute("SELECT zm_memory_partition(%s)", [org.id])
+            except OperationalError as error:
+                if isinstance(error.__cause__, LockNotAvailable):
+                    raise StorageBusy(
+                        f"another transaction (a backup?) held the memories' table for over {PARTITION_LOCK_TIMEOUT}:"
+                        f" organization {org_slug!r} was not created. Try again when it has finished.") from error
+                raise
+            cursor.execute("SET LOCAL lock_timeout TO DEFAULT")
         user = User.objects.filter(pk=user_id).first() or User.objects.create_user(id=user_id, email=admin_email)
         Membership.objects.update_or_create(org=org, user=user, defaults={"role": Membership.Role.ADMIN})
         projects = []

@@ -9,11 +9,13 @@ import uuid
 import psycopg
 import pytest
 from django.conf import settings
+from django.core.management import CommandError, call_command
 from django.db import IntegrityError, ProgrammingError, connection, connections, transaction
 
 from memory.models import Memory
 from memory.normalize import content_hash
 from tenants import rls
+from tenants import services
 from tenants.services import org_bootstrap
 from tests.support.tenants import build_tenant
 
@@ -24,6 +26,13 @@ def _owner_rows(sql: str, params=None) -> list[tuple]:
     with connections["owner"].cursor() as cursor:
         cursor.execute(sql, params or [])
         return cursor.fetchall() if cursor.description else []
+
+
+def _owner_connection() -> dict:
+    """A connection of its own as the owner role, to the test database: another session, holding its own locks."""
+    owner = connections["owner"].settings_dict
+    return {"host": owner["HOST"], "port": owner["PORT"], "dbname": owner["NAME"], "user": owner["USER"],
+            "password": owner["PASSWORD"]}
 
 
 def _partition(org_id: uuid.UUID) -> str:
@@ -150,6 +159,20 @@ def test_a_new_organization_does_not_deadlock_with_a_recall_under_way(committed)
     maker.join(timeout=30)
     assert failed == []
     [(org_id,)] = _owner_rows("SELECT id FROM tenants_organization WHERE slug = 'globex'")
+    assert _owner_rows("SELECT zm_memory_partition(%s)", [org_id]) == [(_partition(org_id),)]
+
+
+def test_a_new_organization_waits_a_bounded_time_for_a_table_held_by_a_backup(committed, monkeypatch):
+    """While a new organization waits for the memories' table, every query of every organization queues behind it:
+    the wait is bounded, and the command says why nothing was created."""
+    monkeypatch.setattr(services, "PARTITION_LOCK_TIMEOUT", "200ms")
+    with psycopg.connect(**_owner_connection()) as backup:
+        backup.execute("SELECT count(*) FROM memory_memory")  # what pg_dump holds until it has read everything
+        with pytest.raises(CommandError, match="held the memories' table for over 200ms: organization 'initech'"):
+            call_command("bootstrap", "--org", "initech", "--admin", "boss@initech.test")
+    assert _owner_rows("SELECT count(*) FROM tenants_organization WHERE slug = 'initech'") == [(0,)]
+    call_command("bootstrap", "--org", "initech", "--admin", "boss@initech.test")
+    [(org_id,)] = _owner_rows("SELECT id FROM tenants_organization WHERE slug = 'initech'")
     assert _owner_rows("SELECT zm_memory_partition(%s)", [org_id]) == [(_partition(org_id),)]
 
 

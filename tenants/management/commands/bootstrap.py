@@ -5,7 +5,7 @@ from django.core.validators import validate_email, validate_slug
 from django.core.exceptions import ValidationError
 
 from tenants import rls
-from tenants.services import org_bootstrap
+from tenants.services import StorageBusy, org_bootstrap
 from tenants.sign_in import sign_in_link
 
 
@@ -26,7 +26,10 @@ class Command(BaseCommand):
                 validate_slug(slug)
         except ValidationError as error:
             raise CommandError(f"invalid argument: {error.messages[0]}")
-        result = org_bootstrap(org_slug=org, admin_email=admin, project_slugs=project)
+        try:
+            result = org_bootstrap(org_slug=org, admin_email=admin, project_slugs=project)
+        except StorageBusy as error:
+            raise CommandError(str(error)) from error
         with rls.tenant_scope(rls.Scope(org_id=result.org.id, user_id=result.user.id)):
             url = sign_in_link(result.user.id, result.org.id, may_reset=True)
         line = {
