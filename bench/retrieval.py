@@ -29,7 +29,7 @@ import numpy as np
 from django.conf import settings
 from rank_bm25 import BM25Okapi
 
-from bench import calls
+from bench import beam, calls
 from bench.ceiling import ceiling, visible
 from memory import recall, services
 from tenants import rls
@@ -44,6 +44,7 @@ DATASETS = {  # --dataset NAME: the first set (tuned on), the conversations (not
     "conversations": EVAL / "conversations.json",
     "longchat-tune": EVAL / "longchat_tune.json",  # long conversations of untyped turns: the half tuned on
     "longchat-heldout": EVAL / "longchat_heldout.json",  # the other half, only reported
+    "beam-100k": beam.PATH,  # public long conversations (bench/beam.py): tune and held-out halves by conversation
 }
 DATASET = DATASETS["dataset"]
 # CI floors per set, just under what was measured: guards, not targets to tune the conversations on
@@ -248,24 +249,43 @@ def _above(ranked: list[str], first: set[str], second: set[str]) -> float:
     return float(a is not None and (b is None or a < b))
 
 
+def _names(hit) -> set[str]:
+    """The memories a hit names as disagreeing with it, newer than it, or in an open conflict with it."""
+    return ({m.id for m in hit.disagrees_with} | set(hit.conflicts_with) | set(hit.probably_replaced_by)
+            | set(hit.probably_replaces) | set(hit.updated_by) | set(hit.updates))
+
+
+def _flagged(hits: dict, a: str, b: str) -> float:
+    """Either of two returned memories names the other (a flag or a link): the reader sees they disagree."""
+    return float(b in _names(hits[a]) or a in _names(hits[b]))
+
+
 def disagreement_scores(query: dict, ids: dict[str, str], ranked: list[str], hits: dict,
                         bm25_ranked: list[str]) -> dict[str, float]:
     """What a reader sees of a change nobody declared, per query (the second table of the report).
 
     - current@1 / old@1: a current answer / an older version first; above_old: a current answer returned above
       every older version; both_shown: a current answer and an older version both returned; pair_flagged (of
-      those): the first of each flagged as disagreeing with each other (read-time `disagrees`, or an open conflict);
+      those): the first of each flagged as disagreeing with each other (read-time `disagrees`, an open conflict, or
+      the judge's probable replacement); misled: an older version first, and nothing on it names a returned current
+      answer (the reader was given the old value as if it were the answer);
     - false_flag (questions whose answer never changed, contradictions aside): the answer returned first carries
       `disagrees`;
-    - later_above (contradictions): the later statement returned above the earlier, both returned;
+    - later_above (contradictions): the later statement returned above the earlier, both returned; both_flagged:
+      both returned and flagged as disagreeing (BEAM's good outcome: show both, ask which holds);
     - bm25@1, bm25_above_old: the same two for plain BM25 (PlainBM25).
     """
     answers = {ids[key] for key in query["answers"]}
     out: dict[str, float] = {}
     if query["type"] == "contradiction" and "later" in query:
-        later, earlier = {ids[query["later"]]}, {ids[query["earlier"]]}
-        both = _first(ranked, later) is not None and _first(ranked, earlier) is not None
+        def keys(side):
+            return {ids[key] for key in ([side] if isinstance(side, str) else side)}
+
+        later, earlier = keys(query["later"]), keys(query["earlier"])
+        a, b = _first(ranked, later), _first(ranked, earlier)
+        both = a is not None and b is not None
         out["later_above"] = float(both) * _above(ranked, later, earlier)
+        out["both_flagged"] = _flagged(hits, ranked[a], ranked[b]) if both else 0.0
         out["bm25_later_above"] = float(all(_first(bm25_ranked, s) is not None for s in (later, earlier))) * _above(
             bm25_ranked, later, earlier)
         return out
@@ -274,14 +294,14 @@ def disagreement_scores(query: dict, ids: dict[str, str], ranked: list[str], hit
     out["bm25@1"] = float(bool(bm25_ranked) and bm25_ranked[0] in answers)
     if stale and "current" not in query:
         out["old@1"] = float(bool(ranked) and ranked[0] in stale)
+        returned_current = {memory_id for memory_id in ranked if memory_id in answers}
+        out["misled"] = float(out["old@1"] == 1.0 and not _names(hits[ranked[0]]) & returned_current)
         out["above_old"] = _above(ranked, answers, stale)
         out["bm25_above_old"] = _above(bm25_ranked, answers, stale)
         a, b = _first(ranked, answers), _first(ranked, stale)
         out["both_shown"] = float(a is not None and b is not None)
         if a is not None and b is not None:
-            current, old = hits[ranked[a]], hits[ranked[b]]
-            out["pair_flagged"] = float(old.memory.id in {m.id for m in current.disagrees_with}
-                                        or old.memory.id in current.conflicts_with)
+            out["pair_flagged"] = _flagged(hits, ranked[a], ranked[b])
     elif not stale and query["type"] not in ("previous_value", "contradiction"):  # a contradiction disagrees
         first = _first(ranked, answers)
         if first is not None:
@@ -290,11 +310,14 @@ def disagreement_scores(query: dict, ids: dict[str, str], ranked: list[str], hit
 
 
 def evaluate(*, say: Callable[[str], None] = print, dataset_path: Path = DATASET) -> dict:
-    dataset = json.loads(dataset_path.read_text())
+    dataset = beam.dataset(dataset_path) if dataset_path == beam.PATH else json.loads(dataset_path.read_text())
     principals = _principals(dataset)
     ids = load(dataset, principals, say)
     hygiene = review_all(ids, principals, say)
+    halves = sorted({q["half"] for q in dataset["queries"] if "half" in q})
     return {
+        "halves": {name: score({**dataset, "queries": [q for q in dataset["queries"] if q.get("half") == name]},
+                               ids, principals) for name in halves},
         "dataset": dataset_path.name,
         "ceiling": ceiling(dataset),
         "memories": len(dataset["memories"]),
@@ -371,39 +394,42 @@ def score(dataset: dict, ids: dict[str, str], principals: dict) -> dict:
     }
 
 
-LOWER_IS_BETTER = {"stale@1", "old@1", "false_flag"}
+LOWER_IS_BETTER = {"stale@1", "old@1", "false_flag", "misled"}
 
 
 def floor_violations(report: dict, dataset: str = "dataset") -> list[str]:
     """Each floor of the set (FLOORS) that the report falls below (or, for LOWER_IS_BETTER, rises above); a metric is
-    read from the main table or else from the disagreement table."""
+    read from the main table or else from the disagreement table; a bucket named "HALF/TYPE" from that half's
+    tables (a set split by conversation: bench/beam.py)."""
     violations = []
     for bucket, floors in json.loads(FLOORS[dataset].read_text()).items():
+        part, _, row = bucket.rpartition("/")
+        tables = report["halves"][part] if part else report
         for metric, floor in floors.items():
-            value = report["table"].get(bucket, {}).get(metric)
+            value = tables["table"].get(row, {}).get(metric)
             if value is None:
-                value = report.get("disagreement_table", {}).get(bucket, {}).get(metric, {}).get("value")
+                value = tables.get("disagreement_table", {}).get(row, {}).get(metric, {}).get("value")
             lower = metric in LOWER_IS_BETTER
             if value is None or (value > floor if lower else value < floor):
                 violations.append(f"{bucket} {metric} = {value}, must be {'at most' if lower else 'at least'} {floor}")
     return violations
 
 
-SHOWN = ("current@1", "above_old", "old@1", "both_shown", "pair_flagged", "false_flag", "later_above", "bm25@1",
-         "bm25_above_old", "bm25_later_above")
+SHOWN = ("current@1", "above_old", "old@1", "misled", "both_shown", "pair_flagged", "false_flag", "later_above",
+         "both_flagged", "bm25@1", "bm25_above_old", "bm25_later_above")
 
 
-def format_disagreement_table(report: dict) -> list[str]:
+def format_disagreement_table(report: dict, title: str = "") -> list[str]:
     """What a reader sees of changes, per query type, beside plain BM25 (disagreement_scores); '-' where a measure
     does not apply to the type, (n) where it counts fewer queries than the type has."""
-    lines = ["  what a reader sees of changes (recall, then plain BM25 over the same turns):",
-             f"  {'type':<22}" + "".join(f"{m:>16}" for m in SHOWN)]
+    lines = [f"  what a reader sees of changes{title} (recall, then plain BM25 over the same turns):",
+             f"  {'type':<22}" + "".join(f"{m:>14}" for m in SHOWN)]
     for bucket, row in report["disagreement_table"].items():
         cells = []
         for metric in SHOWN:
             cell = row.get(metric)
             cells.append(f"{cell['value']:.3f} ({cell['queries']})" if cell else "-")
-        lines.append(f"  {bucket:<22}" + "".join(f"{c:>16}" for c in cells))
+        lines.append(f"  {bucket:<22}" + "".join(f"{c:>14}" for c in cells))
     return lines
 
 
@@ -417,6 +443,8 @@ def format_table(report: dict) -> list[str]:
                      + f"{report['ceiling'].get(bucket, 0.0):>11.3f}")
     lines.append("  ceiling@1: recall@1 of the embedding model alone with perfect supersession (bench/ceiling.py)")
     lines.extend(format_disagreement_table(report))
+    for name, half in report.get("halves", {}).items():
+        lines.extend(format_disagreement_table(half, f", {name} half ({half['queries']} questions)"))
     lines.append("  stale@1u: stale@1 on queries with a version replaced without a declaration, counting only those")
     lines.append(f"  superseded or forgotten memories returned, at any rank (previous_value aside): "
                  f"{report['retired_returned']}")

@@ -142,3 +142,24 @@ def test_the_values_that_differ_are_named_in_one_order_whatever_the_process():
     found = disagreement.differing(older, newer)
     assert list(found) == sorted(found) == ["date", "money", "number", "time"]
     assert disagreement.describe(found).startswith("date: tuesday against thursday; money: 12 against 15")
+
+
+def test_a_value_said_inside_a_question_about_ones_own_situation_is_read(remember, recall, acme):
+    """Real conversations state facts inside questions (BEAM: most user turns); before claims(), both turns below
+    were read as questions that give no value, and the old count came back first with nothing on it."""
+    old = remember(acme.member_token, "I've secured 2 interviews for executive producer roles so far, how should I"
+                                      " prepare for them?")["memory"]["id"]
+    new = remember(acme.member_token, "Quick one: I've secured 4 interviews for executive producer roles now, can you"
+                                      " help me plan the week?")["memory"]["id"]
+    body = recall(acme.member_token, "How many interviews have I secured for executive producer roles?")
+    assert {old, new} <= set(ids(body))
+    assert [d["id"] for d in _result(body, old)["disagrees_with"]] == [new]
+    assert "disagrees" in _result(body, new)["flags"]
+
+
+def test_a_question_that_states_nothing_of_ones_own_gives_no_value():
+    assert disagreement.claims("Should the budget be $500 or $600?") == ()
+    assert disagreement.claims("What if we used 3 servers?") == ()
+    stated = disagreement.claims("I'm at 1,200 calls a day now, how do I raise the quota?")
+    assert [dict(s.values) for s in stated] == [{"number": frozenset({"1200 call"})}]
+    assert disagreement.sentences("I'm at 1,200 calls a day now, how do I raise the quota?") == ()  # passages unchanged
