@@ -171,13 +171,12 @@ def _values(text: str) -> dict[str, frozenset[str]]:
 def sentences(text: str) -> tuple[Sentence, ...]:
     """The statements of ``text``: its sentences, less questions (a question gives no value). Cached: recall reads
     the same memories again and again, and parsing ten of them took 2 ms."""
-    out = []
-    for part in _SENTENCES.split(text.strip()):
-        if not part or part.rstrip().endswith("?"):
-            continue
-        marker = MARKER.search(part)
-        out.append(Sentence(part, frozenset(stems(part)), _values(part), marker.group() if marker else None))
-    return tuple(out)
+    return tuple(_read(part) for part in _SENTENCES.split(text.strip()) if part and not part.rstrip().endswith("?"))
+
+
+def _read(part: str) -> Sentence:
+    marker = MARKER.search(part)
+    return Sentence(part, frozenset(stems(part)), _values(part), marker.group() if marker else None)
 
 
 # A question of a conversation that states the asker's own situation on its way ("I've secured 3 interviews so far,
@@ -197,15 +196,11 @@ def claims(text: str) -> tuple[Sentence, ...]:
     situation with a value (STATES_OWN). Read by the words rule only: the stored passages stay one per statement."""
     out = []
     for part in _SENTENCES.split(text.strip()):
-        if not part:
-            continue
         question = part.rstrip().endswith("?")
-        if question and not STATES_OWN.search(part):
-            continue
-        marker = MARKER.search(part)
-        sentence = Sentence(part, frozenset(stems(part)), _values(part), marker.group() if marker else None)
-        if sentence.values or not question:
-            out.append(sentence)
+        if part and (not question or STATES_OWN.search(part)):
+            sentence = _read(part)
+            if sentence.values or not question:
+                out.append(sentence)
     return tuple(out)
 
 
