@@ -3,9 +3,11 @@ org's daily stats as charts for its admins."""
 from django import forms
 from django.contrib import messages
 from django.core.paginator import Paginator
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.utils.functional import cached_property
+from django.utils.http import url_has_allowed_host_and_scheme
 
 from hygiene import charts, selectors, services
 from memory.models import Conflict
@@ -73,6 +75,40 @@ class ConflictResolvePage(ConflictsPage):
         done = "kept both memories" if winner is None else f"{winner} replaces the other"
         messages.success(request, f"Conflict {conflict_id} resolved: {done}.")
         return redirect("/conflicts")
+
+
+class SettleForm(forms.Form):
+    # The two answers a disagreement shown on a search result offers, the conflict queue's own.
+    memory = forms.CharField(max_length=30)
+    other = forms.CharField(max_length=30)
+    decision = forms.ChoiceField(choices=[(Resolution.SUPERSEDE, "The newer replaces it"),
+                                          (Resolution.KEEP_BOTH, "Both hold")])
+    next = forms.CharField(required=False, max_length=2000)
+
+
+class DisagreementSettlePage(TenantPage):
+    """POST from a search result's card: a person settles a disagreement where they see it, then goes back there."""
+    http_method_names = ("post",)
+
+    def post(self, request: HttpRequest) -> HttpResponse:
+        form = SettleForm(request.POST)
+        back = request.POST.get("next") or "/"
+        if not url_has_allowed_host_and_scheme(back, allowed_hosts=None):
+            back = "/"  # only a path of this site
+        if not form.is_valid():
+            messages.error(request, "Choose “The newer replaces it” or “Both hold”.")
+            return redirect(back)
+        data = form.cleaned_data
+        try:
+            with transaction.atomic():  # a refusal half way changes nothing
+                services.disagreement_settle(principal=self.principal, memory_id=data["memory"],
+                                             other_id=data["other"], decision=data["decision"])
+        except DomainError as error:
+            messages.error(request, error.message)
+            return redirect(back)
+        done = "the newer replaces the older" if data["decision"] == Resolution.SUPERSEDE else "both hold"
+        messages.success(request, f"Settled: {done}. Recorded as your review.")
+        return redirect(back)
 
 
 # The org's stats, day by day (admins only, like the user list): /org/stats

@@ -23,7 +23,7 @@ from hygiene.judge.signals import (
     series_siblings,
     states_something,
 )
-from memory import disagreement, lifecycle
+from memory import disagreement, lifecycle, updates
 from memory.models import Conflict, Link, Memory, Review, Verdict
 from memory.outbox import stale_run
 from memory.vocabulary import RETIRING, Relation, Resolution
@@ -76,6 +76,18 @@ def retire_refusal(*, older: str, older_kind: str, newer: str, newer_kind: str, 
     if not disagreement.update_words(older, newer):
         return "no word of the newer says it is an update: a disagreement for a person"
     return None
+
+
+def marked_update(*, older: str, older_kind: str, newer: str, newer_kind: str, same_writer: bool) -> str | None:
+    """The words by which a writer's turn of a conversation says it replaces one of their earlier turns
+    (memory/updates.marked: "increased my snack budget to $75" after "$65 for snacks"), or None. Such a pair retires
+    on those words, whatever the judge called it: on BEAM's long conversations the embedded judge, fitted on short
+    statements, called 2 of the 11 marked updates it saw a replacement and the others complementary, unrelated or a
+    contradiction, while the words marked none of the 42 contradicting pairs and none of the 304 unlabelled pairs it
+    saw. Only notes (a statement kind keeps its judge's rule) and only the same writer."""
+    if not same_writer or older_kind != Memory.Kind.NOTE or newer_kind != Memory.Kind.NOTE:
+        return None
+    return updates.marked(older, newer)
 
 
 def queue_refusal(*, older: str, newer: str, similarity: float, older_kind: str = Memory.Kind.FACT,
@@ -141,6 +153,9 @@ class Candidate:
 def rule_action(verdict, candidate: Candidate, *, content: str, kind: str, owner_id) -> tuple[Action, str]:
     """action_for with this pair's refusals, and the refusal that changed the action ('' if none did)."""
     same_writer = owner_id is not None and owner_id == candidate.owner_id
+    if marked_update(older=candidate.content, older_kind=candidate.kind, newer=content, newer_kind=kind,
+                     same_writer=same_writer):
+        return Action.RETIRE, ""
     retire_refused = retire_refusal(older=candidate.content, older_kind=candidate.kind, newer=content,
                                     newer_kind=kind, same_writer=same_writer)
     queue_refused = queue_refusal(older=candidate.content, newer=content, similarity=candidate.similarity,
@@ -196,8 +211,11 @@ def _disagreeing(memory: Memory, earlier) -> list[Memory]:
     shows as `disagrees`), found by their words: a turn of a long conversation that changes a fact in passing is
     mostly about something else, so the memory it changes is rarely among its nearest by meaning (on the long
     conversations' tuning half 23 of 55 undeclared replacements never reached the judge, 12 with these candidates).
-    At most DISAGREEING_CANDIDATES, best matches first, found by the 16 longest words of its sentences with values."""
-    words = sorted({w for sentence in disagreement.sentences(memory.content) if sentence.values
+    At most DISAGREEING_CANDIDATES, best matches first, found by the 16 longest words of its sentences with values,
+    the questions that state the writer's own situation with a value too (disagreement.claims: most turns of a long
+    conversation are such questions), and kept when they disagree or the new one says in words that it updates them
+    (marked_update)."""
+    words = sorted({w for sentence in disagreement.claims(memory.content) if sentence.values
                     for w in re.findall(r"[a-z]{3,}", sentence.text.lower()) if w not in disagreement.STOP},
                    key=lambda w: (-len(w), w))[:16]
     if not words:
@@ -207,7 +225,9 @@ def _disagreeing(memory: Memory, earlier) -> list[Memory]:
         where=["search @@ to_tsquery('english', %s)"], params=[query],
         select={"rank": "ts_rank(search, to_tsquery('english', %s))"}, select_params=[query],
     ).order_by("-rank")[:20]
-    return [m for m in matches if disagreement.of_texts(m.content, memory.content)][:DISAGREEING_CANDIDATES]
+    return [m for m in matches if disagreement.of_texts(m.content, memory.content) or marked_update(
+        older=m.content, older_kind=m.kind, newer=memory.content, newer_kind=memory.kind, same_writer=True)
+    ][:DISAGREEING_CANDIDATES]
 
 
 @dataclass(frozen=True)
@@ -296,7 +316,13 @@ def decide_pair(memory_id: str, candidate: Candidate, verdict, judge, latency_ms
     if both_live and action == Action.RETIRE and may_retire:
         decision = Verdict.Decision.AUTO_RETIRED
         reason = f"{judge_name} judged {verdict.relation} ({verdict.confidence:.2f}): {verdict.rationale}"
+        if words := marked_update(older=older.content, older_kind=older.kind, newer=newer.content,
+                                  newer_kind=newer.kind, same_writer=newer.owner_id == older.owner_id):
+            reason = f"the newer says “{words}”; {reason}"
         lifecycle.supersede(older, successor=newer, reason=reason, origin=Link.Origin.JUDGE, principal=principal)
+    elif both_live and action != Action.RECORD and _in_open_conflict(older):
+        decision = Verdict.Decision.RECORDED
+        rationale = f"{rationale}; recorded: {IN_QUEUE}"
     elif both_live and action != Action.RECORD:
         decision = Verdict.Decision.CONFLICT
         Conflict.objects.create(
@@ -311,6 +337,18 @@ def decide_pair(memory_id: str, candidate: Candidate, verdict, judge, latency_ms
         decision=decision, same_token=bool(newer.token_id and newer.token_id == older.token_id),
     )
     return decision
+
+
+IN_QUEUE = "the older is already in an open conflict"
+
+
+def _in_open_conflict(memory: Memory) -> bool:
+    """Whether a person is already asked about this memory. One open conflict per memory: on a long conversation
+    a turn that several later turns disagree with asked the same person the same question once per turn (BEAM-100K:
+    12 open conflicts per 100 writes). Settling the one that is open settles what the others would ask; until then
+    the others are recorded, and recall shows every disagreement at read time. Called with the memory locked
+    (lifecycle.lock_memories), so two reviews of the same memory cannot both open one."""
+    return Conflict.objects.filter(Q(a=memory) | Q(b=memory), status=Conflict.Status.OPEN).exists()
 
 
 def conflict_resolve(*, principal: Principal, conflict_id: str, decision: str, winner: str | None) -> Conflict:
@@ -343,3 +381,29 @@ def conflict_resolve(*, principal: Principal, conflict_id: str, decision: str, w
     conflict.resolved_by, conflict.resolved_at = principal.user, timezone.now()
     conflict.save(update_fields=["status", "resolution", "resolved_by", "resolved_at"])
     return conflict
+
+
+READER = "reader"  # the judge named on a conflict a person opened by settling what recall showed as a disagreement
+
+
+def disagreement_settle(*, principal: Principal, memory_id: str, other_id: str, decision: str) -> Conflict:
+    """A person settles a disagreement recall showed (two live memories giving different values for one thing, or
+    a yes and a no): the newer replaces the older, as a human review does (origin `review`), or both hold, and recall
+    stops flagging the pair. Kept as a resolved conflict, so who decided and when is on record like any conflict's;
+    an open conflict of the pair is the one resolved."""
+    require_authoritative(principal, "settle disagreements")
+    if decision not in set(Resolution):
+        raise Invalid(Code.INVALID, "decision must be 'supersede' or 'keep_both'.",
+                      {"fields": {"decision": ["Invalid."]}})
+    locked = lifecycle.lock_memories([memory_id, other_id])
+    if memory_id == other_id or len(locked) != 2:
+        raise NotFound(Code.NOT_FOUND, "No such pair of memories.")
+    older, newer = sorted(locked.values(), key=lambda m: (m.created_at, m.id))
+    if not (older.is_live and newer.is_live):
+        raise StateConflict(Code.NOT_LIVE, "Both memories must be live to settle their disagreement.")
+    conflict = Conflict.objects.filter(Q(a=older, b=newer) | Q(a=newer, b=older), status=Conflict.Status.OPEN).first()
+    if conflict is None:
+        conflict = Conflict.objects.create(org_id=newer.org_id, a=older, b=newer, relation=Relation.CONTRADICTS,
+                                           judge=READER, rationale="a disagreement recall showed")
+    return conflict_resolve(principal=principal, conflict_id=conflict.id, decision=decision,
+                            winner=newer.id if decision == Resolution.SUPERSEDE else None)

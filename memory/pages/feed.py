@@ -75,7 +75,10 @@ class FeedPage(TenantPage):
             scope=params["scope"] or "all", kinds=[params["kind"]] if params["kind"] else None,
             include_history=include_history,
         ))
-        hits = [(hit, _why(hit)["note"]) for hit in result.hits]
+        # A disagreement is settled on the older one's card, against each newer one it disagrees with.
+        hits = [(hit, _why(hit)["note"], [other for other in hit.disagrees_with
+                                         if (other.created_at, other.id) > (hit.memory.created_at, hit.memory.id)])
+                for hit in result.hits]
         return self.page({
             "form": form, "hits": hits, "warnings": result.warnings, "searched": True,
             "trace": json.dumps(result.trace, indent=2, default=str), "include_history": include_history,

@@ -4,7 +4,7 @@ import pytest
 
 from hygiene.judge import Judgement
 from hygiene.services import Action, action_for, queue_refusal, retire_refusal
-from memory.models import Conflict, Memory, Verdict
+from memory.models import Conflict, Link, Memory, Verdict
 from tenants import rls
 from tests.support.tenants import build_tenant
 from tests.support.memories import remember_id
@@ -65,7 +65,7 @@ def test_a_turn_that_changes_a_fact_in_passing_is_judged_against_the_turn_it_cha
     nearer = remember_id(api, acme.member_token, "The release script fails on the tag step again, I am puzzled.")
     work()
     new = remember_id(api, acme.member_token, "The release script passes the tag step now, thanks a lot. "
-                                           "Heads up, the launch moved to March 17.")
+                                           "Heads up, the launch is on March 17.")
     work()
     assert {v.other_id for v in judged_as_member(acme, new)} == {nearer, first}
     (conflict,) = conflicts_of(acme, new)
@@ -73,15 +73,69 @@ def test_a_turn_that_changes_a_fact_in_passing_is_judged_against_the_turn_it_cha
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("relation", ["complementary", "contradicts", "unrelated"])
+def test_a_writers_turn_that_says_it_moved_a_value_retires_their_earlier_turn(api, work, fake_vllm, relation):
+    """The words bind the new value to the thing the earlier turn gave a value for ("moved to March 17" after
+    "the launch is on March 3"): the older retires whatever the judge called it, the words quoted in the reason."""
+    fake_vllm.verdict = {"relation": relation, "confidence": 0.95, "rationale": "judged"}
+    acme = build_tenant("acme")
+    first = remember_id(api, acme.member_token, "Can you help me plan meals for the week? I want less meat. "
+                                             "The launch is on March 3, marketing is lined up.")
+    work()
+    new = remember_id(api, acme.member_token, "The release script passes the tag step now, thanks a lot. "
+                                           "Heads up, the launch moved to March 17.")
+    work()
+    assert [v.decision for v in judged_as_member(acme, new) if v.other_id == first] == ["auto_retired"]
+    with rls.tenant_scope(acme.scope):
+        assert Memory.objects.get(pk=first).status == "superseded"
+        link = Link.objects.get(src_id=new, dst_id=first)
+    assert link.reason.startswith("the newer says “moved to March 17”; ") and link.origin == "judge"
+
+
+@pytest.mark.slow
+def test_another_writers_turn_that_moves_a_value_retires_nothing(api, work, fake_vllm):
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.95, "rationale": "moved"}
+    acme = build_tenant("acme")
+    first = remember_id(api, acme.admin_token, "The launch is on March 3, marketing is lined up.", project="web")
+    work()
+    new = remember_id(api, acme.member_token, "Heads up, the launch moved to March 17.")
+    work()
+    assert [v.decision for v in judged_as_member(acme, new) if v.other_id == first] == ["recorded"]
+    with rls.tenant_scope(acme.scope):
+        assert Memory.objects.get(pk=first).status == "live"
+
+
+@pytest.mark.slow
+def test_a_memory_already_in_an_open_conflict_is_not_queued_again(api, work, fake_vllm):
+    """One open conflict per memory: a later turn that disagrees with the same one is recorded, and read time
+    still shows it."""
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.8, "rationale": "maybe newer"}
+    acme = build_tenant("acme")
+    first = remember_id(api, acme.member_token, "The launch is on March 3, marketing is lined up.")
+    work()
+    second = remember_id(api, acme.member_token, "The launch is on March 17, marketing is lined up.")
+    work()
+    third = remember_id(api, acme.member_token, "Sales says the launch is on March 24, ads are booked.")
+    work()
+    assert [c.a_id for c in conflicts_of(acme, second)] == [first]
+    assert conflicts_of(acme, third) == []
+    assert {v.decision for v in judged_as_member(acme, third)} == {"recorded"}
+    assert "maybe newer; recorded: the older is already in an open conflict" in {
+        v.rationale for v in judged_as_member(acme, third)}
+
+
+@pytest.mark.slow
 def test_only_the_likeliest_probable_predecessors_are_queued(api, work, settings, fake_vllm):
     """Every candidate judged a probable replacement below the bar: JUDGE_ACTIONS_PER_WRITE conflicts, the rest
     only recorded."""
     settings.JUDGE_ACTIONS_PER_WRITE = 2
-    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.87, "rationale": "maybe newer"}
+    fake_vllm.verdict = {"relation": "complementary", "confidence": 0.9, "rationale": "another asset"}
     acme = build_tenant("acme")
     remember_id(api, acme.member_token, "The web cache TTL is 60 seconds.")
     remember_id(api, acme.member_token, "The web cache TTL for images is 1 hour.")
     remember_id(api, acme.member_token, "The web cache TTL for fonts is 1 day.")
+    work()  # none of the three in an open conflict: each may be queued against the next write
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.87, "rationale": "maybe newer"}
     new = remember_id(api, acme.member_token, "Web cache TTL is 5 minutes now.")
     work()
     assert sorted(v.decision for v in judged_as_member(acme, new)) == ["conflict", "conflict", "recorded"]

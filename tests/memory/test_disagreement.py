@@ -163,3 +163,27 @@ def test_a_question_that_states_nothing_of_ones_own_gives_no_value():
     stated = disagreement.claims("I'm at 1,200 calls a day now, how do I raise the quota?")
     assert [dict(s.values) for s in stated] == [{"number": frozenset({"1200 call"})}]
     assert disagreement.sentences("I'm at 1,200 calls a day now, how do I raise the quota?") == ()  # passages unchanged
+
+
+def test_one_that_says_it_never_happened_and_one_that_says_it_did_disagree_on_a_yes_no_question(remember, recall,
+                                                                                                  acme):
+    """BEAM's contradictions: "I've never used Zotero" against "I just downloaded Zotero": before the yes/no
+    reading neither gave a value, and both came back with nothing on them (both flagged: 3 of 38 questions)."""
+    did = remember(acme.member_token, "I just downloaded Zotero on March 2 to manage my references, can you help me "
+                                      "organize my citations?")["memory"]["id"]
+    never = remember(acme.member_token, "I've never used any citation management software like Zotero, so how do "
+                                        "I get started with managing my citations")["memory"]["id"]
+    body = recall(acme.member_token, "Have I ever used Zotero or any other citation management software?")
+    assert [d["id"] for d in _result(body, did)["disagrees_with"]] == [never]
+    assert [d["id"] for d in _result(body, never)["disagrees_with"]] == [did]
+    (pair,) = body["trace"]["disagreements"]["pairs"]
+    assert pair["values"] == "yes/no: yes against never" and pair["update_marker"] is None
+
+
+def test_a_yes_no_reading_needs_the_question_and_two_of_its_words():
+    did, never = ("a", "I just downloaded Zotero to manage my references."), ("b", "I've never used Zotero.")
+    assert disagreement.find("Have I ever used Zotero for my references?", [did, never])
+    # Not a yes/no question; and one word in common (Zotero) is not the same thing.
+    assert disagreement.find("Tell me about Zotero and my references", [did, never]) == []
+    assert disagreement.find("Have I ever used Zotero?", [did, ("b", "I've never liked Zotero's icon.")]) == []
+
