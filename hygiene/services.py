@@ -83,8 +83,9 @@ def marked_update(*, older: str, older_kind: str, newer: str, newer_kind: str, s
     (memory/updates.marked: "increased my snack budget to $75" after "$65 for snacks"), or None. Such a pair retires
     on those words, whatever the judge called it: on BEAM's long conversations the embedded judge, fitted on short
     statements, called 2 of the 11 marked updates it saw a replacement and the others complementary, unrelated or a
-    contradiction, while the words marked none of the 42 contradicting pairs and none of the 304 unlabelled pairs it
-    saw. Only notes (a statement kind keeps its judge's rule) and only the same writer."""
+    contradiction, while the words marked none of the 42 contradicting pairs and 1 of the 304 unlabelled pairs it
+    saw (a meeting rescheduled again). Only notes (a statement kind keeps its judge's rule) and only the same
+    writer."""
     if not same_writer or older_kind != Memory.Kind.NOTE or newer_kind != Memory.Kind.NOTE:
         return None
     return updates.marked(older, newer)
