@@ -321,9 +321,6 @@ def decide_pair(memory_id: str, candidate: Candidate, verdict, judge, latency_ms
                                   newer_kind=newer.kind, same_writer=newer.owner_id == older.owner_id):
             reason = f"the newer says “{words}”; {reason}"
         lifecycle.supersede(older, successor=newer, reason=reason, origin=Link.Origin.JUDGE, principal=principal)
-    elif both_live and action != Action.RECORD and _in_open_conflict(older):
-        decision = Verdict.Decision.RECORDED
-        rationale = f"{rationale}; recorded: {IN_QUEUE}"
     elif both_live and action != Action.RECORD:
         decision = Verdict.Decision.CONFLICT
         Conflict.objects.create(
@@ -338,18 +335,6 @@ def decide_pair(memory_id: str, candidate: Candidate, verdict, judge, latency_ms
         decision=decision, same_token=bool(newer.token_id and newer.token_id == older.token_id),
     )
     return decision
-
-
-IN_QUEUE = "the older is already in an open conflict"
-
-
-def _in_open_conflict(memory: Memory) -> bool:
-    """Whether a person is already asked about this memory. One open conflict per memory: on a long conversation
-    a turn that several later turns disagree with asked the same person the same question once per turn (BEAM-100K:
-    12 open conflicts per 100 writes). Settling the one that is open settles what the others would ask; until then
-    the others are recorded, and recall shows every disagreement at read time. Called with the memory locked
-    (lifecycle.lock_memories), so two reviews of the same memory cannot both open one."""
-    return Conflict.objects.filter(Q(a=memory) | Q(b=memory), status=Conflict.Status.OPEN).exists()
 
 
 def conflict_resolve(*, principal: Principal, conflict_id: str, decision: str, winner: str | None) -> Conflict:

@@ -106,25 +106,6 @@ def test_another_writers_turn_that_moves_a_value_retires_nothing(api, work, fake
 
 
 @pytest.mark.slow
-def test_a_memory_already_in_an_open_conflict_is_not_queued_again(api, work, fake_vllm):
-    """One open conflict per memory: a later turn that disagrees with the same one is recorded, and read time
-    still shows it."""
-    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.8, "rationale": "maybe newer"}
-    acme = build_tenant("acme")
-    first = remember_id(api, acme.member_token, "The launch is on March 3, marketing is lined up.")
-    work()
-    second = remember_id(api, acme.member_token, "The launch is on March 17, marketing is lined up.")
-    work()
-    third = remember_id(api, acme.member_token, "Sales says the launch is on March 24, ads are booked.")
-    work()
-    assert [c.a_id for c in conflicts_of(acme, second)] == [first]
-    assert conflicts_of(acme, third) == []
-    assert {v.decision for v in judged_as_member(acme, third)} == {"recorded"}
-    assert "maybe newer; recorded: the older is already in an open conflict" in {
-        v.rationale for v in judged_as_member(acme, third)}
-
-
-@pytest.mark.slow
 def test_only_the_likeliest_probable_predecessors_are_queued(api, work, settings, fake_vllm):
     """Every candidate judged a probable replacement below the bar: JUDGE_ACTIONS_PER_WRITE conflicts, the rest
     only recorded."""
