@@ -387,7 +387,12 @@ def disagreement_settle(*, principal: Principal, memory_id: str, other_id: str, 
     older, newer = sorted(locked.values(), key=lambda m: (m.created_at, m.id))
     if not (older.is_live and newer.is_live):
         raise StateConflict(Code.NOT_LIVE, "Both memories must be live to settle their disagreement.")
-    conflict = Conflict.objects.filter(Q(a=older, b=newer) | Q(a=newer, b=older), status=Conflict.Status.OPEN).first()
+    pair = Conflict.objects.filter(Q(a=older, b=newer) | Q(a=newer, b=older))
+    if decision == Resolution.KEEP_BOTH:  # said again (a second click, a second tab): already on record
+        kept = pair.filter(status=Conflict.Status.RESOLVED, resolution=Resolution.KEEP_BOTH).first()
+        if kept is not None:
+            return kept
+    conflict = pair.filter(status=Conflict.Status.OPEN).first()
     if conflict is None:
         conflict = Conflict.objects.create(org_id=newer.org_id, a=older, b=newer, relation=Relation.CONTRADICTS,
                                            judge=READER, rationale="a disagreement recall showed")

@@ -5,7 +5,7 @@ from django.test import Client
 
 from memory.models import Conflict, Link
 from tenants import rls
-from tests.hygiene.test_conflict_pages import remember, status_of
+from tests.hygiene.test_conflict_pages import make_conflict, remember, status_of
 from tests.support.pages import signed_in
 
 SEARCH = "/?q=When+is+the+launch%3F"
@@ -73,3 +73,52 @@ def test_bad_input_changes_nothing_and_says_why(api, acme, pair):
     anonymous = Client().post("/disagreements/settle", {"memory": old, "other": new, "decision": "supersede"})
     assert anonymous.status_code == 302 and anonymous["Location"].startswith("/sign-in?next=")
     assert status_of(api, acme, old) == "live"
+
+
+def test_hostile_input_changes_nothing_and_never_fails(api, acme, globex, pair):
+    old, new = pair
+    theirs = remember(api, globex.member_token, "The launch is on April 2.")
+    client = signed_in(acme, acme.member)
+    for fields in ({"memory": old + "\x00", "other": new, "decision": "supersede"},
+                   {"memory": old, "other": "m" * 100_000, "decision": "supersede"},
+                   {"memory": [old, new], "other": new, "decision": ["supersede", "keep_both"]},
+                   {"memory": old, "other": theirs, "decision": "supersede"},  # another organization's memory
+                   {"memory": old, "other": old, "decision": "supersede"},
+                   {"memory": "", "other": "", "decision": ""}):
+        response = client.post("/disagreements/settle", fields)
+        assert response.status_code == 302 and response["Location"] == "/"
+    body = client.post("/disagreements/settle", '{"memory": {"$ne": null}}', content_type="application/json")
+    assert body.status_code == 302
+    assert status_of(api, acme, old) == status_of(api, acme, new) == "live"
+    assert status_of(api, globex, theirs) == "live"
+    with rls.tenant_scope(acme.scope):
+        assert not Conflict.objects.exists()
+
+
+def test_said_many_times_it_is_recorded_once(api, acme, pair):
+    old, new = pair
+    client = signed_in(acme, acme.member)
+    assert all(settle(client, old, new, "keep_both").status_code == 302 for _ in range(50))
+    with rls.tenant_scope(acme.scope):
+        assert Conflict.objects.filter(resolution="keep_both").count() == 1
+    assert settle(client, old, new, "supersede").status_code == 302  # a person may still change their mind
+    assert settle(client, old, new, "supersede").status_code == 302  # and a second click is refused, not a 500
+    assert status_of(api, acme, old) == "superseded"
+    assert "Both memories must be live" in client.get(SEARCH).content.decode()
+
+
+def test_a_memorys_page_settles_its_open_conflicts_in_one_click(api, acme, pair):
+    old, new = pair
+    conflict = make_conflict(acme, old, new)
+    client = signed_in(acme, acme.member)
+    html = client.get(f"/memories/{old}").content.decode()
+    assert html.count('action="/disagreements/settle"') == 1
+    assert ">The newer replaces it</button>" in html and ">Both hold</button>" in html
+    response = client.post("/disagreements/settle", {"memory": old, "other": new, "decision": "supersede",
+                                                     "next": f"/memories/{old}"})
+    assert response.status_code == 302 and response["Location"] == f"/memories/{old}"
+    assert status_of(api, acme, old) == "superseded"
+    with rls.tenant_scope(acme.scope):
+        conflict.refresh_from_db()
+    assert (conflict.status, conflict.resolution, conflict.resolved_by_id) == ("resolved", "supersede", acme.member.id)
+    assert 'action="/disagreements/settle"' not in client.get(f"/memories/{old}").content.decode()
