@@ -133,7 +133,9 @@ def _with_partners(hits: list[Hit], conflicts: list[tuple[str, str, str]], partn
 
     A partner that is not a hit of its own goes right after its hit; but of two memories in an open conflict judged
     ``supersedes`` (the newer probably replaces the older), the newer goes right before the older, at the better of
-    their two places. That ranks without retiring: both stay live and flagged ``in_conflict`` until a person
+    their two places, when the query found it too or it is typed (``_typed``). A note the query did not find stays a
+    partner after its hit: on BEAM-100K the judge's direction put such a turn, about something else, first on 5
+    questions whose answer had ranked first (and helped on none), on the long chats on 5 (bench/retrieval.py). That ranks without retiring: both stay live and flagged ``in_conflict`` until a person
     resolves the conflict or a writer declares the supersede. A conflict without a direction (contradicts, duplicate) keeps relevance order.
     Partners count towards ``k`` and push the lowest-ranked hits out.
     """
@@ -156,7 +158,8 @@ def _with_partners(hits: list[Hit], conflicts: list[tuple[str, str, str]], partn
             hit = Hit(memory=partner_memories[memory_id], score=partner_of.score, partner_of=partner_of.memory.id)
         placed.add(memory_id)  # before the partners: a cycle of conflicts ends instead of recursing for ever
         for newer in newer_of.get(memory_id, []):
-            place(newer, hit)
+            if newer in pool or _typed(partner_memories.get(newer)):
+                place(newer, hit)
         if len(ordered) < k:
             ordered.append(hit)
         for partner in partners.get(memory_id, []):
@@ -166,12 +169,19 @@ def _with_partners(hits: list[Hit], conflicts: list[tuple[str, str, str]], partn
     for hit in hits:
         place(hit.memory.id, None)
     present = {hit.memory.id: hit for hit in ordered}
+    position = {hit.memory.id: i for i, hit in enumerate(ordered)}
     for older, newers in newer_of.items():
         for newer in newers:
-            if older in present and newer in present:
+            if older in present and newer in present and position[newer] < position[older]:
                 present[newer].probably_replaces.append(older)
                 present[older].probably_replaced_by.append(newer)
     return ordered
+
+
+def _typed(memory: Memory | None) -> bool:
+    """A memory its writer gave a kind (a fact, a decision, ...), not a note: a turn of a conversation is often about
+    several things, and the judge's verdict on two turns may be about another of them than the query asks."""
+    return memory is not None and memory.kind != Memory.Kind.NOTE
 
 
 def _passing(ids: set[str], filters: tuple[str, list]) -> set[str]:

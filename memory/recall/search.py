@@ -97,7 +97,8 @@ def _trace(q: RecallQuery, found: dict, hits: list[Hit], disagreements: list[dic
         "age_penalty": None,
         "conflict_order": {
             "rule": f"of two memories in an open conflict judged '{DIRECTIONAL}', the newer (or the current version"
-                    " that has replaced it since) comes right before the older; other conflicts keep relevance order",
+                    " that has replaced it since) comes right before the older when the query found it too or it is"
+                    " typed (not a note); other conflicts keep relevance order",
             "pairs": [[hit.memory.id, older] for hit in hits for older in hit.probably_replaces],
         },
         "disagreements": {

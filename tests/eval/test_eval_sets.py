@@ -21,7 +21,8 @@ def _load(name: str) -> dict:
     return json.loads((EVAL / name).read_text())
 
 
-@pytest.fixture(params=["dataset.json", "conversations.json", "longchat_tune.json", "longchat_heldout.json"])
+@pytest.fixture(params=["dataset.json", "conversations.json", "longchat_tune.json", "longchat_heldout.json",
+                        "longchat_tune_words.json", "longchat_heldout_words.json"])
 def dataset(request) -> dict:
     return _load(request.param)
 
@@ -118,3 +119,38 @@ def test_the_long_chats_keep_their_promises():
     assert turns >= 2400
     assert types["undeclared_supersede"] >= 70 and types["stable_fact"] + types["personal"] >= 40
     assert types["previous_value"] >= 20 and types["contradiction"] >= 12 and types["complementary"] >= 10
+
+
+@pytest.mark.parametrize("half", ["tune", "heldout"])
+def test_the_words_variants_ask_the_same_questions_in_the_writers_words(half):
+    """longchat_*_words.json: the same chats and answers, each question reworded to reuse the writer's words for the
+    topic (as the public conversations' questions do), never the answer's words more than the old version's."""
+    original, words = _load(f"longchat_{half}.json"), _load(f"longchat_{half}_words.json")
+    assert words["memories"] == original["memories"] and words["users"] == original["users"]
+    assert len(words["queries"]) == len(original["queries"])
+    turns = {memory["key"]: memory["content"] for memory in original["memories"]}
+    shared = {"original": [], "words": [], "stale": []}
+    for before, after in zip(original["queries"], words["queries"], strict=True):
+        assert {**before, "query": None} == {**after, "query": None} and before["query"] != after["query"]
+        shared["original"].append(max(_overlap(before["query"], turns[key]) for key in before["answers"]))
+        shared["words"].append(max(_overlap(after["query"], turns[key]) for key in after["answers"]))
+        if after["stale"] and after["type"] == "undeclared_supersede":
+            shared["stale"].append(max(_overlap(after["query"], turns[key]) for key in after["stale"])
+                                   - shared["words"][-1])
+    mean = {name: sum(values) / len(values) for name, values in shared.items()}
+    assert mean["original"] < 0.2 and mean["words"] >= 0.55  # measured 0.16/0.13 and 0.63/0.60
+    assert mean["stale"] >= -0.02  # the old version shares the question's words as much as the current one
+
+
+def _overlap(question: str, turn: str) -> float:
+    """The share of the question's content words that the turn uses too."""
+    def words(text: str) -> set[str]:
+        return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 1 and w not in OVERLAP_STOP}
+    asked = words(question)
+    return len(asked & words(turn)) / len(asked) if asked else 0.0
+
+
+OVERLAP_STOP = set("a an the is are was were be been of to in on for and or my i me what which who how when do does did"
+                   " have has had it its this that with at by from as about your you can could would should will we"
+                   " our us they their them there here not no yes so if then than into out up down over under again"
+                   " just now also very more most some any all each other such only own same too don doesn".split())

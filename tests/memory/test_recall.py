@@ -261,9 +261,9 @@ def _judged(acme, older: str, newer: str, relation: str = "supersedes") -> None:
 
 
 def test_an_open_conflict_judged_supersedes_ranks_the_newer_first_without_retiring(remember, recall, api, acme):
-    old = remember(acme.member_token, "The staging database runs on Postgres 14.")["memory"]["id"]
+    old = remember(acme.member_token, "The staging database runs on Postgres 14.", kind="fact")["memory"]["id"]
     # No word of change: without the judge's direction, read-time disagreement keeps relevance order.
-    new = remember(acme.member_token, "Staging is on PG 17 since last week.")["memory"]["id"]
+    new = remember(acme.member_token, "Staging is on PG 17 since last week.", kind="fact")["memory"]["id"]
     remember(acme.member_token, "Production backups run nightly at 02:00.")
     question = "Which Postgres version does staging run?"
     assert ids(recall(acme.member_token, question))[0] == old  # worded like the question: first on relevance alone
@@ -280,13 +280,28 @@ def test_an_open_conflict_judged_supersedes_ranks_the_newer_first_without_retiri
     assert ids(recall(acme.member_token, question, k=1)) == [new]
 
 
+def test_a_note_the_query_did_not_find_stays_after_what_it_probably_replaces(remember, recall, acme):
+    # Turns of a conversation (notes) are about several things: the judge's direction may be about another one than
+    # the question asks (BEAM-100K: such a turn came first on 5 questions whose answer had ranked first). A note the
+    # query found itself still comes first; one it did not find is only the older one's partner.
+    old = remember(acme.member_token, "The staging database runs on Postgres 14.")["memory"]["id"]
+    new = remember(acme.member_token, "Thanks! Also staging is on PG 17 since last week, and lunch is at noon.")
+    _judged(acme, old, new["memory"]["id"])
+    question = "Which Postgres version does staging run?"
+    assert ids(recall(acme.member_token, question))[:2] == [new["memory"]["id"], old]  # found: first
+    only = recall(acme.member_token, question, k=1)["results"]
+    assert [r["memory"]["id"] for r in only] == [old]  # not found within k: no room for its partner
+    assert only[0]["flags"] == ["in_conflict"] and only[0]["conflicts_with"] == [new["memory"]["id"]]
+    assert "probably replaced by" not in (only[0]["why"]["note"] or "")
+
+
 def test_when_the_probable_successor_is_replaced_its_current_version_takes_its_place(remember, recall, acme):
     # v1 -> v2 judged a probable replacement (open conflict); then v3 replaces v2 (declared here; the judge's
     # retirement is the same). The oldest version must not come back first just because v2 left the results.
-    v1 = remember(acme.member_token, "The staging database runs on Postgres 14.")["memory"]["id"]
-    v2 = remember(acme.member_token, "Staging moved to PG 16 last week.")["memory"]["id"]
+    v1 = remember(acme.member_token, "The staging database runs on Postgres 14.", kind="fact")["memory"]["id"]
+    v2 = remember(acme.member_token, "Staging moved to PG 16 last week.", kind="fact")["memory"]["id"]
     _judged(acme, v1, v2)
-    v3 = remember(acme.member_token, "Staging DB upgraded once more, now on release 17.",
+    v3 = remember(acme.member_token, "Staging DB upgraded once more, now on release 17.", kind="fact",
                   links=supersedes(v2))["memory"]["id"]
     question = "Which Postgres version does staging run?"
     body = recall(acme.member_token, question)
