@@ -46,8 +46,10 @@ starting start until till through over during from by before after total per""".
 # changed, "on May 12" when it did.
 NOT_THE_VALUE = re.compile(r"\b(?:by|on|since|in|during|within|over|after|before|from|around|about)"
                            r"(?:\s+(?:the|a|an|my|our|its|their))?\s*$", re.IGNORECASE)
-# Two amounts of one thing: an update moves a budget from $500 to $550, not to a $120,000 cap.
-RATIO = 4
+# Two amounts of one thing: an update moves a budget from $500 to $550, not to a $120,000 cap. At 4x, 23 pairs of
+# BEAM-100K's turns read as marked; the 3 between 3x and 4x were all a $200 limit per pair of sneakers read as the
+# $650 a year, and the other 20 read the same down to 1.5x.
+RATIO = 3
 YEAR = re.compile(r"(?:19|20)\d\d")
 
 

@@ -34,6 +34,8 @@ def test_the_words_that_move_a_value_of_the_same_thing(older, newer, words):
     # Another count: sources are not a version; a $120,000 cap is not a $6,200 budget.
     ("My Zotero library has 45 sources.", "I just updated Zotero to 6.0 today."),
     ("The pilot has a budget cap of $120,000.", "I'm looking at the increased budget of $6,200."),
+    # A $200 limit per pair is not the $650 a year (BEAM-100K: retired the per-pair one; the $600 a year is the old).
+    ("I've got a budget limit of $200 for sneakers.", "I'm buying new sneakers with my increased budget of $650."),
     # "from X to Y" names the old value: it must be the older's.
     ("Coverage of the API module reached 60% today.", "API coverage improved from 65% to 78%."),
     # The older already says the new value.
