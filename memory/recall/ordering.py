@@ -135,8 +135,9 @@ def _with_partners(hits: list[Hit], conflicts: list[tuple[str, str, str]], partn
     ``supersedes`` (the newer probably replaces the older), the newer goes right before the older, at the better of
     their two places, when the query found it too or it is typed (``_typed``). A note the query did not find stays a
     partner after its hit: on BEAM-100K the judge's direction put such a turn, about something else, first on 5
-    questions whose answer had ranked first (and helped on none), on the long chats on 5 (bench/retrieval.py). That ranks without retiring: both stay live and flagged ``in_conflict`` until a person
-    resolves the conflict or a writer declares the supersede. A conflict without a direction (contradicts, duplicate) keeps relevance order.
+    questions whose answer had ranked first (and helped on none), on the long chats on 5 (bench/retrieval.py).
+    That ranks without retiring: both stay live and flagged ``in_conflict`` until a person resolves the conflict or a
+    writer declares the supersede. A conflict without a direction (contradicts, duplicate) keeps relevance order.
     Partners count towards ``k`` and push the lowest-ranked hits out.
     """
     pool = {hit.memory.id: hit for hit in hits}
