@@ -148,8 +148,8 @@ def _values(text: str) -> dict[str, frozenset[str]]:
             word = token.strip("'’-")
             if word in MONTHS and (word != "may" or match.group()[0] == "M"):
                 kind, token = "date", f"month {MONTHS[word]}"
-            elif word in WEEKDAYS:
-                kind, token = "date", word
+            elif word in WEEKDAYS or (word.endswith("s") and word[:-1] in WEEKDAYS):  # "on Tuesdays": a weekly day
+                kind, token = "date", word.removesuffix("s")
             elif word in NUMBER_WORDS:
                 kind, token = "number", _count(str(NUMBER_WORDS[word]), masked, match.end())
             elif match.group()[0].isupper() and not match.group().isupper() and word not in OPENERS:

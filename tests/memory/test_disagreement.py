@@ -109,6 +109,16 @@ def test_values_are_read_by_type_from_the_sentence_that_answers():
     assert disagreement.sentences("Is the launch on March 3?") == ()
 
 
+def test_a_weekly_day_is_a_day():
+    # "Tuesdays" is when a weekly thing happens: it disagrees with a move to Monday (the long chats' physio slot).
+    older = "My physio appointments are Tuesdays at 7:30 in the morning with Jana Okafor."
+    newer = "Jana changed my physio slot again, from now on it's Monday lunchtime at 12:30."
+    assert disagreement.sentences(older)[0].values["date"] == {"tuesday"}
+    found = disagreement.find("When do I have physio with Jana each week?", [("a", older), ("b", newer)])
+    assert [(f.older, f.newer, f.disagreement.values["date"]) for f in found] == [
+        ("a", "b", (frozenset({"tuesday"}), frozenset({"monday"})))]
+
+
 def test_a_price_written_as_a_bare_number_is_a_price():
     older = disagreement.sentences("The Pro plan will cost 12 euros per user per month.")[0]
     newer = disagreement.sentences("We revised Pro pricing: 15 a seat per month.")[0]
