@@ -116,14 +116,14 @@ def stems(text: str) -> set[str]:
 
 
 def _count(number: str, text: str, end: int) -> str:
-    """A count as a value: the number, and its unit when the next word (past "of the") names one ("14 day" and
-    "5 span" for "5 minutes")."""
+    """A count as a value: the number, and its unit when the next word (past "of the", "and a half", or joined by a
+    hyphen: "a 14-day trial") names one ("14 day" and "5 span" for "5 minutes")."""
     unit = _count_unit(text, end)
     return f"{number} {unit}" if unit else number
 
 
 def _count_unit(text: str, end: int) -> str | None:
-    following = re.match(r"\s+(?:of\s+(?:the\s+)?)?([a-z]+)", text[end:].lower())
+    following = re.match(r"(?:\s+|-)(?:and an? (?:half|quarter)\s+)?(?:of\s+(?:the\s+)?)?([a-z]+)", text[end:].lower())
     unit = stem(following.group(1)) if following else None
     return "span" if unit in SPANS else unit if unit in UNITS else None
 

@@ -106,6 +106,12 @@ def test_values_are_read_by_type_from_the_sentence_that_answers():
     days = disagreement.sentences("A/B tests run for at least 14 days.")[0]
     users = disagreement.sentences("A/B tests need 50,000 users per arm.")[0]
     assert disagreement.differing(days, users, "number") == {}
+    # Whatever stands between the count and its unit: "thirteen and a half hours", "a 14-day trial".
+    flight = disagreement.sentences("The flight takes about thirteen and a half hours, for the two of us.")[0]
+    trial = disagreement.sentences("Pro comes with a 14-day free trial.")[0]
+    assert flight.values["number"] == {"13 span", "2"} and trial.values["number"] == {"14 span"}
+    seat = disagreement.sentences("We revised Pro pricing: 15 a seat per month.")[0]
+    assert disagreement.differing(trial, seat, "number") == {}
     assert disagreement.sentences("Is the launch on March 3?") == ()
 
 
