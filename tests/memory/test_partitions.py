@@ -257,7 +257,19 @@ def test_the_migration_converts_a_populated_store_and_keeps_rows_references_and_
         finally:
             with psycopg.connect(**connect | {"dbname": "postgres"}, user=owner["USER"], password=owner["PASSWORD"],
                                  autocommit=True) as admin:
-                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+                _drop(admin, name)
+
+
+def _drop(admin: psycopg.Connection, name: str) -> None:
+    """Drop the scratch database. The app role's backend may still be closing when its client has left, and the
+    owner may not terminate another role's process (a fresh-clone run on a loaded machine failed here): wait for it."""
+    for _ in range(50):
+        try:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            return
+        except psycopg.errors.InsufficientPrivilege:
+            time.sleep(0.1)
+    admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def test_a_tenants_queries_are_planned_on_its_own_partition_only(acme, globex):
