@@ -18,7 +18,8 @@ from pathlib import Path
 import django
 
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "bench-results"
-DATASETS = ["dataset", "conversations", "longchat-tune", "longchat-heldout", "beam-100k"]  # bench/retrieval.py's DATASETS
+DATASETS = ["dataset", "conversations", "longchat-tune", "longchat-heldout", "longchat-tune-words",
+            "longchat-heldout-words", "beam-100k"]  # bench/retrieval.py's DATASETS
 
 
 def _at_least_one(text: str) -> int:
@@ -64,8 +65,9 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--dataset", choices=DATASETS, default="dataset",
                      help="evaluation set in tests/eval/: dataset (the first set), conversations (long conversations, "
                           "nothing fitted on it), longchat-tune and longchat-heldout (long chats of untyped turns: the "
-                          "half tuned on, the half only reported), beam-100k (public long conversations, BEAM: tune and "
-                          "held-out halves by conversation); each has CI floors")
+                          "half tuned on, the half only reported), longchat-tune-words and longchat-heldout-words (the "
+                          "same chats asked in the writer's own words), beam-100k (public long conversations, BEAM: "
+                          "tune and held-out halves by conversation); each but the words variants has floors")
     sub.add_argument("--check", action="store_true", help="exit 1 below the set's floors")
 
     sub = bench("recall", "read latency at 10k and --memories memories per tenant, several tenants")
