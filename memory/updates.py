@@ -181,6 +181,7 @@ def _bound(sentence: str) -> Iterator[Bound]:
             yield bound._replace(quote=sentence[cue.start():stop], kind=kind, new=new)
 
 
+@functools.lru_cache(maxsize=4096)  # a review asks it of the same pair up to three times (hygiene/services.py)
 def marked(older: str, newer: str) -> str | None:
     """The newer's words that mark it as an update of the older (quoted in the chain's reason), or None."""
     for claim in disagreement.claims(newer):
