@@ -199,10 +199,15 @@ def hygiene_outcomes(dataset: dict, ids: dict[str, str], principals: dict) -> di
         ]
     writes = len(dataset["memories"])
     open_count = sum(c.status == Conflict.Status.OPEN for c in conflicts.values())
+    shown_pairs = {frozenset((c.a_id, c.b_id)) for c in conflicts.values() if c.status == Conflict.Status.SHOWN}
     return {
         "writes": writes,
         "conflicts_open": open_count,
         "conflicts_open_per_100_writes": round(100 * open_count / writes, 1),
+        # Other disagreements of a thing already queued: flagged at read time, queued when the one before is settled.
+        "conflicts_shown": len(shown_pairs),
+        "undeclared_pairs_shown": sum(successor.get(old) != new and frozenset((new, old)) in shown_pairs
+                                      for new, old in replaced),
         "undeclared_pairs": len(replaced),
         "undeclared_pairs_judged": len(replaced) - decisions.get("not judged", 0),
         "undeclared_pairs_by_decision": dict(decisions),
@@ -459,7 +464,8 @@ def format_table(report: dict) -> list[str]:
         o = report["hygiene_outcomes"]
         judged = o["undeclared_pairs_judged"]
         lines.append(f"  writes {o['writes']} ({report.get('absorbed_writes', 0)} absorbed by dedup); open conflicts"
-                     f" after review: {o['conflicts_open']} ({o['conflicts_open_per_100_writes']} per 100 writes)")
+                     f" after review: {o['conflicts_open']} ({o['conflicts_open_per_100_writes']} per 100 writes),"
+                     f" {o.get('conflicts_shown', 0)} more shown at read time beside them")
         lines.append(f"  undeclared replacements (labelled pairs): {o['undeclared_pairs']}; reached the judge {judged}"
                      f" {dict(sorted(o['undeclared_pairs_by_decision'].items()))}; older one retired"
                      f" {o['undeclared_pairs_retired']}, queued in an open conflict {o['undeclared_pairs_queued']}"

@@ -51,7 +51,9 @@ class ConflictsPage(TenantPage):
         )
         stats = selectors.stats()
         page = _CountedPaginator(conflicts, PAGE_SIZE, stats["conflicts"]["open"]).get_page(request.GET.get("page"))
-        return self.page({"title": "Conflicts", "stats": stats, "page": page, "error": error}, status=status)
+        shown = selectors.conflict_list(status=Conflict.Status.SHOWN).count()
+        return self.page({"title": "Conflicts", "stats": stats, "page": page, "shown": shown, "error": error},
+                         status=status)
 
 
 class ConflictResolvePage(ConflictsPage):
@@ -118,7 +120,8 @@ SUPERSEDE_LABELS = {  # who retired the older memory (Link.Origin)
     "check": "By a failed check", "source": "By a new source version", "key": "By a keyed write",
 }
 VERDICT_LABELS = {  # what was done with the judge's verdict (Verdict.Decision)
-    "auto_retired": "Retired the older one", "conflict": "Opened a conflict", "recorded": "Recorded only",
+    "auto_retired": "Retired the older one", "conflict": "Opened a conflict",
+    "shown": "Shown beside an open conflict", "recorded": "Recorded only",
 }
 
 

@@ -23,7 +23,7 @@ from hygiene.judge.signals import (
     series_siblings,
     states_something,
 )
-from memory import disagreement, lifecycle, updates
+from memory import conflict_queue, disagreement, lifecycle, updates
 from memory.models import Conflict, Link, Memory, Review, Verdict
 from memory.outbox import stale_run
 from memory.vocabulary import RETIRING, Relation, Resolution
@@ -322,10 +322,12 @@ def decide_pair(memory_id: str, candidate: Candidate, verdict, judge, latency_ms
             reason = f"the newer says “{words}”; {reason}"
         lifecycle.supersede(older, successor=newer, reason=reason, origin=Link.Origin.JUDGE, principal=principal)
     elif both_live and action != Action.RECORD:
-        decision = Verdict.Decision.CONFLICT
+        queued = not conflict_queue.in_review([older.id, newer.id])
+        decision = Verdict.Decision.CONFLICT if queued else Verdict.Decision.SHOWN
         Conflict.objects.create(
             org_id=newer.org_id, a=older, b=newer, relation=verdict.relation, confidence=verdict.confidence,
             judge=judge_name, prompt_version=prompt_version, rationale=rationale,
+            status=Conflict.Status.OPEN if queued else Conflict.Status.SHOWN,
         )
     else:
         decision = Verdict.Decision.RECORDED
@@ -352,7 +354,7 @@ def conflict_resolve(*, principal: Principal, conflict_id: str, decision: str, w
     conflict = Conflict.objects.select_for_update().filter(pk=conflict_id).first()
     if conflict is None:
         raise NotFound(Code.NOT_FOUND, "No such conflict.")
-    if conflict.status != Conflict.Status.OPEN:
+    if conflict.status not in Conflict.UNRESOLVED:
         raise StateConflict(Code.ALREADY_RESOLVED, "This conflict has already been resolved.")
     # A winner outside the pair is refused whatever the decision: a client that names one meant something else.
     if (decision == Resolution.SUPERSEDE or winner is not None) and winner not in {conflict.a_id, conflict.b_id}:
@@ -366,6 +368,7 @@ def conflict_resolve(*, principal: Principal, conflict_id: str, decision: str, w
     conflict.status, conflict.resolution = Conflict.Status.RESOLVED, decision
     conflict.resolved_by, conflict.resolved_at = principal.user, timezone.now()
     conflict.save(update_fields=["status", "resolution", "resolved_by", "resolved_at"])
+    conflict_queue.queue_next(conflict)
     return conflict
 
 
@@ -392,7 +395,7 @@ def disagreement_settle(*, principal: Principal, memory_id: str, other_id: str, 
         kept = pair.filter(status=Conflict.Status.RESOLVED, resolution=Resolution.KEEP_BOTH).first()
         if kept is not None:
             return kept
-    conflict = pair.filter(status=Conflict.Status.OPEN).first()
+    conflict = pair.filter(status__in=Conflict.UNRESOLVED).first()
     if conflict is None:
         conflict = Conflict.objects.create(org_id=newer.org_id, a=older, b=newer, relation=Relation.CONTRADICTS,
                                            judge=READER, rationale="a disagreement recall showed")

@@ -291,8 +291,13 @@ def new_conflict_id() -> str:
 
 class Conflict(models.Model):
     class Status(models.TextChoices):
-        OPEN = "open"
+        OPEN = "open"  # in the queue: a person's decision is asked for
+        # Another disagreement of a thing the queue already asks about (hygiene/services.py, one open conflict per
+        # disagreeing thing): shown at read time like an open one, queued when the one before it is settled.
+        SHOWN = "shown"
         RESOLVED = "resolved"
+
+    UNRESOLVED = (Status.OPEN, Status.SHOWN)
 
     id = models.CharField(primary_key=True, max_length=30, default=new_conflict_id, editable=False)
     org = models.ForeignKey(Organization, on_delete=models.PROTECT)
@@ -352,6 +357,7 @@ class Verdict(models.Model):
     class Decision(models.TextChoices):
         AUTO_RETIRED = "auto_retired"
         CONFLICT = "conflict"
+        SHOWN = "shown"  # a conflict shown at read time, not queued (Conflict.Status.SHOWN)
         RECORDED = "recorded"  # complementary, unrelated, or nothing to do any more
 
     org = models.ForeignKey(Organization, on_delete=models.PROTECT)

@@ -8,7 +8,8 @@ admin who can see every memory named. This module decides *which* memories: the 
 from django.db import connection
 
 from plumbing.errors import Code, Forbidden, NotFound
-from memory import lifecycle, selectors
+from memory import conflict_queue, lifecycle, selectors
+from memory.models import Conflict
 from tenants.auth import Principal, require_authoritative
 
 MAX_REASON_CHARS = 2000
@@ -27,8 +28,11 @@ def memory_purge(*, principal: Principal, memory_id: str, reason: str, whole_cha
     if memory_id not in locked:  # missing, invisible, or purged by someone else while we waited
         raise NotFound(Code.NOT_FOUND, "No such memory.")
     ids = sorted(locked)
+    queued = list(conflict_queue.unresolved_touching(ids).filter(status=Conflict.Status.OPEN))
     with connection.cursor() as cursor:
         cursor.execute("SELECT zm_purge_memories(%s, %s, %s)", [ids, reason, principal.token and principal.token.id])
+    for conflict in queued:  # the purge took a thing's open conflict: the next disagreement of it is asked about
+        conflict_queue.queue_next(conflict)
     return ids
 
 

@@ -327,18 +327,18 @@ def open_conflicts(ids: list[str]) -> list[tuple[str, str, str]]:
 
 
 def conflicts_of(ids: list[str]) -> tuple[list[tuple[str, str, str]], set[frozenset[str]]]:
-    """The open conflicts that involve one of ``ids`` (older, newer, relation), and the pairs a person decided to
-    keep both of (read-time disagreement does not raise those again), in one query."""
+    """The unsettled conflicts (open, or shown beside a thing's open one) that involve one of ``ids`` (older, newer,
+    relation), and the pairs a person decided to keep both of (read-time disagreement does not raise those again), in one query."""
 
     if not ids:
         return [], set()
     with connection.cursor() as cursor:  # written out, like failing_checks: both run on every recall
         cursor.execute(f"SELECT a_id, b_id, relation, status FROM {Conflict._meta.db_table}"
-                       " WHERE (a_id = ANY(%s) OR b_id = ANY(%s)) AND (status = %s OR resolution = %s)",
-                       [list(ids), list(ids), Conflict.Status.OPEN, Resolution.KEEP_BOTH])
+                       " WHERE (a_id = ANY(%s) OR b_id = ANY(%s)) AND (status = ANY(%s) OR resolution = %s)",
+                       [list(ids), list(ids), list(Conflict.UNRESOLVED), Resolution.KEEP_BOTH])
         found = cursor.fetchall()
-    return ([(a, b, relation) for a, b, relation, status in found if status == Conflict.Status.OPEN],
-            {frozenset((a, b)) for a, b, _, status in found if status != Conflict.Status.OPEN})
+    return ([(a, b, relation) for a, b, relation, status in found if status in Conflict.UNRESOLVED],
+            {frozenset((a, b)) for a, b, _, status in found if status not in Conflict.UNRESOLVED})
 
 
 def conflict_partners(conflicts: list[tuple[str, str, str]]) -> dict[str, list[str]]:

@@ -108,7 +108,7 @@ def test_another_writers_turn_that_moves_a_value_retires_nothing(api, work, fake
 @pytest.mark.slow
 def test_only_the_likeliest_probable_predecessors_are_queued(api, work, settings, fake_vllm):
     """Every candidate judged a probable replacement below the bar: JUDGE_ACTIONS_PER_WRITE conflicts, the rest
-    only recorded."""
+    only recorded. Of the write's conflicts one is queued, the other shown beside it (one open conflict per thing)."""
     settings.JUDGE_ACTIONS_PER_WRITE = 2
     fake_vllm.verdict = {"relation": "complementary", "confidence": 0.9, "rationale": "another asset"}
     acme = build_tenant("acme")
@@ -119,8 +119,9 @@ def test_only_the_likeliest_probable_predecessors_are_queued(api, work, settings
     fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.87, "rationale": "maybe newer"}
     new = remember_id(api, acme.member_token, "Web cache TTL is 5 minutes now.")
     work()
-    assert sorted(v.decision for v in judged_as_member(acme, new)) == ["conflict", "conflict", "recorded"]
-    assert len(conflicts_of(acme, new)) == 2
+    assert sorted(v.decision for v in judged_as_member(acme, new)) == ["conflict", "recorded", "shown"]
+    with rls.tenant_scope(acme.scope):
+        assert sorted(Conflict.objects.filter(b_id=new).values_list("status", flat=True)) == ["open", "shown"]
 
 
 @pytest.mark.slow

@@ -59,6 +59,36 @@ def test_an_uncertain_verdict_becomes_a_conflict_for_a_human(api, work, fake_vll
     assert "in_conflict" in one["flags"] and one["conflicts_with"] == list({old, new} - {one["memory"]["id"]})
 
 
+@pytest.mark.slow
+def test_a_thing_already_in_the_queue_opens_no_second_conflict_and_the_next_is_queued_once_it_is_settled(
+        api, work, fake_vllm):
+    fake_vllm.verdict = {"relation": "supersedes", "confidence": 0.87, "rationale": "maybe newer"}
+    acme = build_tenant("acme")
+    client = api(acme.member_token)
+    first = remember_id(api, acme.member_token, "Checkout is owned by Dana.", kind="fact")
+    work()
+    second = remember_id(api, acme.member_token, "Ivan owns checkout.", kind="fact")
+    work()
+    third = remember_id(api, acme.member_token, "Checkout is owned by Priya.", kind="fact")
+    work()
+    (queued,) = client.get("/api/v1/conflicts?status=open").json()["results"]
+    (shown,) = client.get("/api/v1/conflicts?status=shown").json()["results"]
+    assert (queued["a"], queued["b"]) == (first, second) and shown["b"] == third
+    assert client.get("/api/v1/stats").json()["conflicts"]["open"] == 1
+    assert {v.decision for v in state(acme, Verdict, memory_id=third)} == {"shown", "recorded"}
+    # The reader sees every disagreement of the thing, queued or not.
+    results = client.post("/api/v1/recall", {"query": "Who owns checkout?", "k": 5}, format="json").json()["results"]
+    flagged = {r["memory"]["id"]: r for r in results if "in_conflict" in r["flags"]}
+    assert set(flagged) == {first, second, third}
+    assert flagged[third]["conflicts_with"] == [shown["a"]]
+
+    settled = client.post(f"/api/v1/conflicts/{queued['id']}/resolve", {"decision": "keep_both"}, format="json")
+    assert settled.status_code == 200
+    (now_queued,) = client.get("/api/v1/conflicts?status=open").json()["results"]
+    assert now_queued["id"] == shown["id"]
+    assert client.get("/api/v1/conflicts?status=shown").json()["results"] == []
+
+
 def test_a_declared_pair_is_never_judged(api, work, fake_vllm):
     acme = build_tenant("acme")
     old = remember_id(api, acme.member_token, "Search runs Elasticsearch 7.")

@@ -159,6 +159,19 @@ def test_without_whole_chain_the_other_versions_stay(api, remember, acme):
     assert (restored.json()["memory"]["status"], restored.json()["memory"]["loop"]) == ("live", "open")
 
 
+def test_a_purge_that_takes_a_things_open_conflict_queues_the_one_shown_beside_it(api, remember, acme):
+    member = acme.member_token
+    dana, ivan, priya = (remember(member, f"Checkout is owned by {name}.", kind="fact")["memory"]["id"]
+                         for name in ("Dana", "Ivan", "Priya"))
+    with rls.tenant_scope(acme.scope):
+        Conflict.objects.create(org=acme.org, a_id=dana, b_id=ivan, relation="contradicts", judge="local:test")
+        shown = Conflict.objects.create(org=acme.org, a_id=ivan, b_id=priya, relation="contradicts",
+                                        judge="local:test", status=Conflict.Status.SHOWN)
+    assert purge(api, acme.admin_token, dana, reason="a leaked name").status_code == 204
+    queued = api(member).get("/api/v1/conflicts?status=open").json()["results"]
+    assert [c["id"] for c in queued] == [shown.id]
+
+
 def test_only_an_org_admin_with_an_authoritative_token_may_purge(api, remember, acme, globex):
     memory_id = remember(acme.member_token, "The office door code is 4711.")["memory"]["id"]
     admin_watcher = mint_watcher(api, acme.admin_token)[0]
