@@ -200,20 +200,22 @@ def hygiene_outcomes(dataset: dict, ids: dict[str, str], principals: dict) -> di
     writes = len(dataset["memories"])
     open_count = sum(c.status == Conflict.Status.OPEN for c in conflicts.values())
     shown_pairs = {frozenset((c.a_id, c.b_id)) for c in conflicts.values() if c.status == Conflict.Status.SHOWN}
+    in_line = sum(successor.get(old) != new and frozenset((new, old)) in shown_pairs for new, old in replaced)
     return {
         "writes": writes,
         "conflicts_open": open_count,
         "conflicts_open_per_100_writes": round(100 * open_count / writes, 1),
         # Other disagreements of a thing already queued: flagged at read time, queued when the one before is settled.
         "conflicts_shown": len(shown_pairs),
-        "undeclared_pairs_shown": sum(successor.get(old) != new and frozenset((new, old)) in shown_pairs
-                                      for new, old in replaced),
+        "undeclared_pairs_shown": in_line,
         "undeclared_pairs": len(replaced),
         "undeclared_pairs_judged": len(replaced) - decisions.get("not judged", 0),
         "undeclared_pairs_by_decision": dict(decisions),
         "undeclared_pairs_retired": retired,
         "undeclared_pairs_queued": queued,
-        "undeclared_pairs_retired_or_queued": round((retired + queued) / len(replaced), 3) if replaced else None,
+        # Queued: open, or in line behind its thing's open conflict (shown, queued once that one is settled).
+        "undeclared_pairs_retired_or_queued":
+            round((retired + queued + in_line) / len(replaced), 3) if replaced else None,
         "undeclared_pairs_retired_by_another": retired_by_other,
         "undeclared_pairs_queued_with_another": queued_with_other,
         "retirements": dict(retirements),
@@ -471,7 +473,8 @@ def format_table(report: dict) -> list[str]:
                      f" {o['undeclared_pairs_retired']}, queued in an open conflict {o['undeclared_pairs_queued']}"
                      f" (older one retired by another memory {o['undeclared_pairs_retired_by_another']}, in a conflict"
                      f" with another only {o['undeclared_pairs_queued_with_another']})")
-        lines.append(f"  retired or queued: {o['undeclared_pairs_retired_or_queued']} of the undeclared replacements")
+        lines.append(f"  retired or queued: {o['undeclared_pairs_retired_or_queued']} of the undeclared replacements"
+                     f" ({o.get('undeclared_pairs_shown', 0)} of them in line behind their thing's open conflict)")
         lines.append(f"  complementary pairs retired: {o['complementary_pairs_retired']} of {o['complementary_pairs']};"
                      f" every retirement by its labels: {dict(sorted(o['retirements'].items()))}; wrong retirements"
                      f" (no label calls them replaced): {o['wrong_retirements']}")

@@ -203,3 +203,18 @@ def test_a_yes_no_reading_needs_the_question_and_two_of_its_words():
     assert disagreement.find("Tell me about Zotero and my references", [did, never]) == []
     assert disagreement.find("Have I ever used Zotero?", [did, ("b", "I've never liked Zotero's icon.")]) == []
 
+
+
+def test_a_yes_no_reading_weighs_the_clause_that_answers_not_the_whole_sentence():
+    """BEAM's contradictions, read a sentence at a time: a "never" about something else in the same sentence made a
+    yes read as a no, and a no in the second sentence lost to a first sentence that shared as many words."""
+    question = "Have I ever met Kyle or been to any sneaker expos?"
+    met = ("a", "I met Kyle back in 2018 at a sneaker expo in Bridgetown, but I've never tried Nike Air Max before, "
+                "so should I give it a shot")
+    never_met = ("b", "I've never met anyone like Kyle or been to sneaker expos, can you help me find sneakers?")
+    assert [(f.older, f.newer) for f in disagreement.find(question, [met, never_met])] == [("a", "b")]
+    question = "Have I tested the contact form submission with any API integration before?"
+    tested = ("a", "My contact form submission passed integration testing with the Formspree API in 50 test runs.")
+    never_tested = ("b", "I'm having some trouble with my contact form submission. I've never tested it with any API "
+                         "integration before, and I'm not sure how to handle the errors.")
+    assert [(f.older, f.newer) for f in disagreement.find(question, [tested, never_tested])] == [("a", "b")]
