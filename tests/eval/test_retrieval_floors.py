@@ -44,7 +44,7 @@ def test_the_conversations_stay_above_their_floors(db):
     print("\n".join(format_table(report)))
     assert report["retired_returned"] == 0
     assert floor_violations(report, "conversations") == []
-    outcomes = report["hygiene_outcomes"]  # measured: 4.7 open per 100 writes (+19 in line), 133 of 146 judged, 0.466
+    outcomes = report["hygiene_outcomes"]  # measured: 4.7 open per 100 writes (+19 in line), 133 of 146 judged, .466
     assert outcomes["wrong_retirements"] == 0, outcomes["wrong_retirement_pairs"]
     assert outcomes["complementary_pairs_retired"] == 0
     assert outcomes["conflicts_open_per_100_writes"] <= 7
