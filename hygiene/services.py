@@ -322,7 +322,7 @@ def decide_pair(memory_id: str, candidate: Candidate, verdict, judge, latency_ms
             reason = f"the newer says “{words}”; {reason}"
         lifecycle.supersede(older, successor=newer, reason=reason, origin=Link.Origin.JUDGE, principal=principal)
     elif both_live and action != Action.RECORD:
-        queued = not conflict_queue.in_review([older.id, newer.id])
+        queued = not conflict_queue.in_unsettled_conflict([older.id, newer.id])
         decision = Verdict.Decision.CONFLICT if queued else Verdict.Decision.SHOWN
         Conflict.objects.create(
             org_id=newer.org_id, a=older, b=newer, relation=verdict.relation, confidence=verdict.confidence,

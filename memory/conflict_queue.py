@@ -10,7 +10,7 @@ def unresolved_touching(ids) -> QuerySet[Conflict]:
     return Conflict.objects.filter(Q(a_id__in=ids) | Q(b_id__in=ids), status__in=Conflict.UNRESOLVED)
 
 
-def in_review(ids: list[str]) -> bool:
+def in_unsettled_conflict(ids: list[str]) -> bool:
     """Whether a memory of the pair is already in an unsettled conflict: then the pair is another disagreement of a
     thing the queue already asks about. One open conflict per disagreeing thing, the rest shown at read time only: on
     BEAM-100K's long conversations 307 conflicts opened for 2,547 turns (12 per 100 writes), 149 of them sharing a
@@ -19,8 +19,9 @@ def in_review(ids: list[str]) -> bool:
 
 
 def queue_next(settled: Conflict) -> None:
-    """After a thing's open conflict is settled by a person (or taken by a purge), queue the newest of the disagreements shown with it (joined
-    to it by shared memories) whose two memories are still live: nothing waits unseen behind a settled one."""
+    """After a thing's open conflict is settled by a person (or taken by a purge), queue the newest of the
+    disagreements shown with it (joined to it by shared memories) whose two memories are still live: nothing waits
+    unseen behind a settled one."""
     seen, frontier, waiting = {settled.id}, {settled.a_id, settled.b_id}, []
     while frontier and len(seen) < 200:  # a thing's conflicts; the bound keeps a pathological store cheap
         found = list(unresolved_touching(frontier).exclude(pk__in=seen))

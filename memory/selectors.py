@@ -322,13 +322,14 @@ def memory_conflicts(*, memory: Memory) -> list:
 
 
 def open_conflicts(ids: list[str]) -> list[tuple[str, str, str]]:
-    """(older, newer, relation) of every open conflict that involves one of ``ids``."""
+    """(older, newer, relation) of every unsettled (open or shown) conflict that involves one of ``ids``."""
     return conflicts_of(ids)[0]
 
 
 def conflicts_of(ids: list[str]) -> tuple[list[tuple[str, str, str]], set[frozenset[str]]]:
     """The unsettled conflicts (open, or shown beside a thing's open one) that involve one of ``ids`` (older, newer,
-    relation), and the pairs a person decided to keep both of (read-time disagreement does not raise those again), in one query."""
+    relation), and the pairs a person decided to keep both of (read-time disagreement does not raise those again),
+    in one query."""
 
     if not ids:
         return [], set()

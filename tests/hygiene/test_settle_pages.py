@@ -122,3 +122,20 @@ def test_a_memorys_page_settles_its_open_conflicts_in_one_click(api, acme, pair)
         conflict.refresh_from_db()
     assert (conflict.status, conflict.resolution, conflict.resolved_by_id) == ("resolved", "supersede", acme.member.id)
     assert 'action="/disagreements/settle"' not in client.get(f"/memories/{old}").content.decode()
+
+
+def test_a_shown_conflict_is_settled_from_the_memorys_page_like_an_open_one(api, acme, pair):
+    old, new = pair
+    conflict = make_conflict(acme, old, new, status=Conflict.Status.SHOWN)
+    client = signed_in(acme, acme.member)
+    html = client.get(f"/memories/{old}").content.decode()
+    assert "shown at read time, queued when the conflict before it is settled" in html
+    assert html.count('action="/disagreements/settle"') == 1
+    response = client.post("/disagreements/settle", {"memory": old, "other": new, "decision": "keep_both",
+                                                     "next": f"/memories/{old}"})
+    assert response.status_code == 302
+    with rls.tenant_scope(acme.scope):
+        conflict.refresh_from_db()
+        assert Conflict.objects.count() == 1  # the shown one was resolved, not a second one recorded
+    assert (conflict.status, conflict.resolution) == ("resolved", "keep_both")
+    assert status_of(api, acme, old) == "live" and status_of(api, acme, new) == "live"
