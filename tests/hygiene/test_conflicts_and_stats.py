@@ -71,7 +71,7 @@ def test_stats_count_what_the_caller_can_see(api, acme, globex, conflict):
     api(token).post(f"/api/v1/memories/{gone}/forget", {}, format="json")
     with rls.tenant_scope(acme.scope):
         Verdict.objects.create(org=acme.org, memory_id=conflict.b_id, other_id=conflict.a_id, relation="contradicts",
-                               confidence=0.7, judge="local:test", prompt_version="judge-v1", latency_ms=12.0,
+                               confidence=0.7, judge="local:test", prompt_version="judge-v2", latency_ms=12.0,
                                decision="conflict", same_token=True)
     stats = api(token).get("/api/v1/stats").json()
     assert stats["memories"] == {"live": 3, "superseded": 1, "forgotten": 1}

@@ -32,7 +32,7 @@ def test_a_clear_replacement_is_retired_by_the_judge(api, work, fake_vllm):
     assert retired.status == "superseded" and retired.superseded_by_id == new
     assert "vllm:test-judge judged supersedes (0.95)" in retired.invalidated_reason
     (verdict,) = state(acme, Verdict, memory_id=new)
-    assert (verdict.other_id, verdict.decision, verdict.prompt_version) == (old, "auto_retired", "judge-v1")
+    assert (verdict.other_id, verdict.decision, verdict.prompt_version) == (old, "auto_retired", "judge-v2")
     assert state(acme, Review, memory_id=new)[0].state == "done"
     history = api(acme.member_token).get(f"/api/v1/memories/{new}/history").json()["chain"]
     assert [m["id"] for m in history] == [old, new]
@@ -197,9 +197,9 @@ def test_verdict_and_conflict_rows_carry_the_identity_of_the_judge_that_answered
     second = remember_id(api, acme.member_token, "Nightly backups of the web database are kept for 14 days now.")
     work()
     rows = {v.memory_id: v for v in state(acme, Verdict)}
-    assert (rows[first].judge, rows[first].prompt_version) == ("vllm:test-judge", "judge-v1")
+    assert (rows[first].judge, rows[first].prompt_version) == ("vllm:test-judge", "judge-v2")
     assert rows[second].judge == "local:minilm-signals-v2 (fallback for vllm:test-judge)"
-    assert rows[second].prompt_version == "judge-v1"
+    assert rows[second].prompt_version == "judge-v2"
     assert state(acme, Review, memory_id=second)[0].state == "done"  # no retry needed: the fallback answered
     for conflict in state(acme, Conflict):
         verdict = rows[conflict.b_id]

@@ -6,6 +6,7 @@ import pytest
 
 from hygiene.judge import RELATIONS, JudgeUnavailable, Pair
 from hygiene.judge.local import LocalJudge
+from hygiene.judge.prompt import PROMPT_TEXT_CHARS, RATIONALE_MAX_CHARS, answer_token_budget
 from hygiene.judge.vllm import BreakerState, VllmJudge
 from tests.support.fake_vllm import FakeVllm
 
@@ -87,6 +88,40 @@ def test_a_request_the_server_refuses_is_not_retried(server):
     assert len(server.requests) == 1
 
 
+def test_a_refused_batch_is_logged_with_the_servers_status_and_answer(server, caplog):
+    judge = VllmJudge(url=server.url, model="another-model", backoff=0, fallback=LocalJudge())
+    (verdict,) = judge.judge(pairs(1))
+    assert verdict.judge.startswith("local:")
+    (line,) = [r.getMessage() for r in caplog.records if r.name == "hygiene.judge.vllm"]
+    assert "a batch of 1 pair(s) failed" in line and "HTTP 400" in line and "unknown model 'another-model'" in line
+
+
+def test_an_answer_cut_at_max_tokens_says_so(server):
+    server.finish_reason, server.content = "length", '{"verdicts": [{"relation": "supersedes", "confid'
+    with pytest.raises(JudgeUnavailable, match="cut at max_tokens"):
+        VllmJudge(url=server.url, model=server.model, attempts=1, backoff=0).judge(pairs(1))
+
+
+def test_raw_control_characters_inside_a_string_are_read_and_cleaned_out_of_the_rationale(server):
+    """What vLLM's xgrammar lets into a string with maxLength (upstream issue 800): strict JSON refuses it."""
+    server.content = '{"verdicts": [{"relation": "supersedes", "confidence": 0.9, "rationale": "moved\t\x07 on"}]}'
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(server.content)
+    (verdict,) = VllmJudge(url=server.url, model=server.model, attempts=1, backoff=0).judge(pairs(1))
+    assert (verdict.relation, verdict.rationale) == ("supersedes", "moved on")
+
+
+def test_the_budget_covers_the_longest_answer_and_long_texts_are_cut(server):
+    long = Pair("a" * 16_000, "b" * 16_000, "fact", "fact")
+    VllmJudge(url=server.url, model=server.model, backoff=0).judge([long] * 3)
+    body = server.requests[-1]["body"]
+    assert body["max_tokens"] == answer_token_budget(3) >= 3 * (RATIONALE_MAX_CHARS + 40)
+    listed = json.loads(body["messages"][1]["content"])
+    assert all(len(p["A"]["text"]) == PROMPT_TEXT_CHARS + len(" [...]") for p in listed)
+    item = body["response_format"]["json_schema"]["schema"]["properties"]["verdicts"]["items"]
+    assert item["properties"]["rationale"]["maxLength"] == RATIONALE_MAX_CHARS
+
+
 @pytest.mark.parametrize("verdict", [
     {"relation": "replaces", "confidence": 0.9, "rationale": ""},
     {"relation": "supersedes", "confidence": 1.7, "rationale": ""},
@@ -111,7 +146,7 @@ def test_batches_run_concurrently_but_bounded_and_keep_their_order(server):
     assert len(verdicts) == 12 and len(server.requests) == 6
     assert server.max_in_flight == 3  # never more than `concurrency` at once
     assert time.perf_counter() - started < 6 * 0.3  # not one after the other
-    assert all(v.judge == "vllm:test-judge" and v.prompt_version == "judge-v1" for v in verdicts)
+    assert all(v.judge == "vllm:test-judge" and v.prompt_version == "judge-v2" for v in verdicts)
     firsts = sorted(json.loads(r["body"]["messages"][1]["content"])[0]["A"]["text"] for r in server.requests)
     assert firsts == sorted(f"Old fact {i}" for i in range(0, 12, 2))
 
@@ -121,7 +156,7 @@ def test_a_down_server_falls_back_to_the_embedded_judge_marked_as_such(server):
     judge = VllmJudge(url=server.url, model=server.model, attempts=2, backoff=0, fallback=LocalJudge())
     (verdict,) = judge.judge([Pair("Deploys are on Mondays.", "Deploys moved to Thursdays now.", "fact", "fact")])
     assert verdict.judge == "local:minilm-signals-v2 (fallback for vllm:test-judge)"
-    assert verdict.prompt_version == "judge-v1" and verdict.relation in RELATIONS
+    assert verdict.prompt_version == "judge-v2" and verdict.relation in RELATIONS
     assert len(server.requests) == 2  # it was tried, with its retries, before falling back
 
 
@@ -168,7 +203,7 @@ def test_the_judge_bench_evaluates_any_openai_compatible_server_on_the_held_out_
     judge = judge_from_args(backend="vllm", url=server.url, model=server.model)
     assert judge.fallback is None
     report = evaluate(judge=judge, part="held_out")
-    assert (report["judge"], report["prompt_version"], report["pairs"]) == ("vllm:test-judge", "judge-v1", 149)
+    assert (report["judge"], report["prompt_version"], report["pairs"]) == ("vllm:test-judge", "judge-v2", 149)
     assert report["confusion"]["supersedes"] == {"supersedes": 40}  # the test server says "supersedes" to all
     assert len(server.requests) == 19  # 149 = 4 calls of 32 (4 requests of 8 each) + 21 (8, 8, 5)
     assert "held_out pairs" in format_report(report)[0]

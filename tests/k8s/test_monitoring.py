@@ -173,6 +173,20 @@ def test_the_service_monitor_scrapes_the_web_pods_port_with_the_token(prod):
     assert monitor["spec"]["jobLabel"] in service["metadata"]["labels"]
 
 
+def test_the_judge_monitor_scrapes_vllms_own_metrics_on_the_judge_service(prod):
+    """vLLM serves /metrics on its API port without a key (tests/hygiene/test_real_vllm.py reads them there)."""
+    monitor = by(prod, "ServiceMonitor", "zero-memory-judge")
+    services = [r for r in prod if r["kind"] == "Service"
+                and monitor["spec"]["selector"]["matchLabels"].items() <= r["metadata"].get("labels", {}).items()]
+    assert [s["metadata"]["name"] for s in services] == ["zero-memory-judge"]
+    [endpoint] = monitor["spec"]["endpoints"]
+    [port] = [p for p in services[0]["spec"]["ports"] if p["name"] == endpoint["port"]]
+    [http] = [p for p in container(by(prod, "Deployment", "zero-memory-judge"), "vllm")["ports"]
+              if p["name"] == port["targetPort"]]
+    assert http["containerPort"] == 8000 and endpoint["path"] == "/metrics" and "authorization" not in endpoint
+    assert monitor["spec"]["jobLabel"] in services[0]["metadata"]["labels"]
+
+
 def test_the_pod_monitor_scrapes_the_workers_metrics_port_with_the_token(prod):
     monitor = by(prod, "PodMonitor", "zero-memory-worker")
     selector = monitor["spec"]["selector"]["matchLabels"]
@@ -229,6 +243,11 @@ def test_only_prometheus_reaches_the_metrics_ports(prod):
     app_namespace = {"kubernetes.io/metadata.name": "zero-memory"}
     assert admitted(policies, web, 8000, SCRAPER_NAMESPACE, SCRAPER)
     assert admitted(policies, worker, 9100, SCRAPER_NAMESPACE, SCRAPER)
+    judge = pod_labels(by(prod, "Deployment", "zero-memory-judge"))
+    assert admitted(policies, judge, 8000, SCRAPER_NAMESPACE, SCRAPER)  # vLLM's own /metrics
+    assert admitted(policies, judge, 8000, app_namespace, worker)
+    assert not admitted(policies, judge, 8000, app_namespace, web)
+    assert not admitted(policies, judge, 8000, SCRAPER_NAMESPACE, {"app.kubernetes.io/name": "grafana"})
     # Nobody else reaches the workers' port, and Prometheus reaches nothing else of theirs, nor the data.
     assert not admitted(policies, worker, 9100, SCRAPER_NAMESPACE, {"app.kubernetes.io/name": "grafana"})
     assert not admitted(policies, worker, 9100, {"kubernetes.io/metadata.name": "default"}, SCRAPER)
@@ -240,7 +259,7 @@ def test_only_prometheus_reaches_the_metrics_ports(prod):
     # The control case: the evaluation does let the app reach what it should.
     assert admitted(policies, redis, 6379, app_namespace, worker)
     added = [r["metadata"]["name"] for r in render(MONITORING) if r["kind"] == "NetworkPolicy"]
-    assert added == ["zero-memory-worker-metrics"]
+    assert added == ["zero-memory-worker-metrics", "zero-memory-judge-metrics"]
 
 
 def test_every_alert_is_complete_and_names_only_exported_metrics(prod):
@@ -255,9 +274,11 @@ def test_every_alert_is_complete_and_names_only_exported_metrics(prod):
 
 def test_the_target_down_alert_watches_the_jobs_the_monitors_make(prod):
     web_service = by(prod, "Service", "zero-memory-web")
+    judge_service = by(prod, "Service", "zero-memory-judge")
     jobs = {web_service["metadata"]["labels"][by(prod, "ServiceMonitor", "zero-memory-web")["spec"]["jobLabel"]],
             pod_labels(by(prod, "Deployment", "zero-memory-worker"))[
-                by(prod, "PodMonitor", "zero-memory-worker")["spec"]["jobLabel"]]}
+                by(prod, "PodMonitor", "zero-memory-worker")["spec"]["jobLabel"]],
+            judge_service["metadata"]["labels"][by(prod, "ServiceMonitor", "zero-memory-judge")["spec"]["jobLabel"]]}
     [down] = [rule for rule in rules(prod) if rule["alert"] == "ZeroMemoryTargetDown"]
     [(_, labels)] = parse(down["expr"]).selectors
     assert set(labels["job"].split("|")) == jobs

@@ -13,6 +13,8 @@ class FakeVllm:
         self.model, self.response_format = model, response_format  # the dialect of structured output it accepts
         self.requests: list[dict] = []
         self.verdict = {"relation": "supersedes", "confidence": 0.95, "rationale": "newer value"}
+        self.content: str | None = None  # answer exactly this text instead of the verdicts (vLLM's quirks)
+        self.finish_reason = "stop"  # "length": the answer was cut at max_tokens
         self.fail_next = 0  # answer this many requests with 503 first
         self.delay = 0.0  # wait this long before answering (a slow or hung judge); close() ends the wait
         self.received = threading.Event()  # set when a request arrives: a worker is in the middle of a review
@@ -48,8 +50,9 @@ class FakeVllm:
                 if problem:
                     return self._send(400, {"error": problem})
                 count = len(json.loads(body["messages"][-1]["content"]))
-                content = json.dumps({"verdicts": [server.verdict] * count})
-                self._send(200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]})
+                content = server.content or json.dumps({"verdicts": [server.verdict] * count})
+                self._send(200, {"choices": [{"index": 0, "finish_reason": server.finish_reason,
+                                              "message": {"role": "assistant", "content": content}}]})
 
             def _send(self, status: int, payload: dict) -> None:
                 # Out of flight before the answer leaves: the client may send its next request as soon as it has it.

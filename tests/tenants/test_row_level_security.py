@@ -52,7 +52,7 @@ def _fill_every_table(tenant, remember) -> None:
         Check.objects.create(org=tenant.org, memory_id=second, outcome="fail", detail="no deploy happened")
         Conflict.objects.create(org=tenant.org, a_id=second, b_id=third, relation="contradicts")
         Verdict.objects.create(org=tenant.org, memory_id=third, other_id=second, relation="contradicts",
-                               confidence=0.6, judge="local", prompt_version="judge-v1", latency_ms=1, decision="conflict")
+                               confidence=0.6, judge="local", prompt_version="judge-v2", latency_ms=1, decision="conflict")
 
 
 def test_with_identity_a_raw_queries_never_return_bs_rows(acme, globex, remember):
