@@ -54,12 +54,14 @@ INVARIANTS = {
         ) chains""",
     "live_with_a_successor":
         "SELECT count(*) FROM memory_memory WHERE status = 'live' AND superseded_by_id IS NOT NULL",
-    # A superseded memory has exactly one active link that retired it, and it comes from its successor.
+    # A superseded memory has exactly one active link that retired it, and it comes from its successor; or its
+    # successor was purged (docs/API.md, "Privacy purge"): then it has no successor and no active retiring link.
     "superseded_without_exactly_one_retiring_link": """
-        SELECT count(*) FROM memory_memory m WHERE m.status = 'superseded' AND (
-            SELECT count(*) FROM memory_link l WHERE l.dst_id = m.id AND l.retired_dst AND l.undone_at IS NULL
-              AND l.src_id = m.superseded_by_id
-        ) <> 1 OR m.status = 'superseded' AND m.superseded_by_id IS NULL""",
+        SELECT count(*) FROM memory_memory m WHERE m.status = 'superseded' AND CASE
+          WHEN m.superseded_by_id IS NULL THEN m.invalidated_reason <> 'Its successor was purged.' OR EXISTS (
+            SELECT 1 FROM memory_link l WHERE l.dst_id = m.id AND l.retired_dst AND l.undone_at IS NULL)
+          ELSE (SELECT count(*) FROM memory_link l WHERE l.dst_id = m.id AND l.retired_dst AND l.undone_at IS NULL
+                AND l.src_id = m.superseded_by_id) <> 1 END""",
     # ...and no active retiring link points at a memory that is not (or no longer) superseded.
     "retiring_links_to_unretired": """
         SELECT count(*) FROM memory_link l JOIN memory_memory m ON m.id = l.dst_id

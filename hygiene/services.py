@@ -169,6 +169,14 @@ def rule_action(verdict, candidate: Candidate, *, content: str, kind: str, owner
 
 
 def _claim(review_id: int) -> bool:
+    """Take the review for this run. Its memory is held first (FOR KEY SHARE), then the review row: the lock order
+    of the purge (memory rows, then their reviews, verdicts and conflicts). Updating the row twice in one
+    transaction (claimed, then finished with nothing to judge) makes Postgres check its foreign key at commit, which
+    takes the memory's row then: behind a purge holding it, while the purge waited for this review row, a deadlock
+    (found by tests/api/test_gauntlet.py; issue 40's 20 of 20 purges right after a write)."""
+    memory_id = Review.objects.filter(pk=review_id).values_list("memory_id", flat=True).first()
+    if memory_id is None or not lifecycle.hold_memories([memory_id]):
+        return False  # purged (with its review) before the worker came to it
     claimable = Q(state__in=[Review.State.PENDING, Review.State.UNAVAILABLE]) | Q(
         state=Review.State.RUNNING, updated_at__lt=timezone.now() - stale_run()
     )

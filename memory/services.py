@@ -111,6 +111,13 @@ def memory_remember(
     project_for_row = project if scope == Memory.Scope.PROJECT else None  # personal memories span projects
     holder = keys.claim(draft.namespace, draft.key)
     targets = _lock_targets(supersedes, holder)
+    while holder and (holder not in targets or not targets[holder].is_live):
+        # A purge, forget or correction took the holder after it was read (they take rows, not the key's lock):
+        # now that its row is ours or gone, the key's live holder is read again (found by the concurrency gauntlet).
+        again = keys.key_holder(keys.key_hash(draft.namespace, draft.key))
+        if again == holder:
+            break  # live, and not the caller's to see
+        holder, targets = again, _lock_targets(supersedes, again)
     if holder:
         keys.require_visible(holder, targets, draft.namespace, draft.key)
     if draft.key is not None:  # dedup within the key: its holder, when this write would store the very same memory

@@ -13,6 +13,9 @@ from psycopg.errors import QueryCanceled
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
+from telemetry import lock_failures
+from telemetry.middleware import route_of
+
 logger = logging.getLogger(__name__)
 
 
@@ -156,7 +159,7 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
         message = "The database did not answer in time; nothing was changed. Try again."
         return Response(envelope(Code.STATEMENT_TIMEOUT, message), status=503, headers={"Retry-After": "1"})
     if isinstance(exc, OperationalError | InterfaceError):
-        return database_unavailable(exc)
+        return database_unavailable(exc, context.get("request"))
     if not isinstance(exc, exceptions.APIException):
         return None  # a real bug: let Django log it and answer 500 through plumbing.errors.server_error
     headers = {}
@@ -171,11 +174,15 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     return Response(body, status=exc.status_code, headers=headers)
 
 
-def database_unavailable(exc: Exception) -> JsonResponse:
+def database_unavailable(exc: Exception, request: HttpRequest | None = None) -> JsonResponse:
     """Postgres cannot be reached (down, restarting, no pooled connection free within DB_POOL_TIMEOUT) or dropped
     the connection: the server's trouble and passing, so 503 and a retry rather than 500. The pool throws a broken
-    connection away when it is handed back, and opens new ones as soon as Postgres answers again."""
-    logger.warning("database unavailable: %s: %s", type(exc).__name__, exc)
+    connection away when it is handed back, and opens new ones as soon as Postgres answers again. A deadlock or a
+    serialization failure answers the same and is counted by route (zm_db_lock_failures): a defect to fix."""
+    if lock_failures.count(exc, route_of(request) if request is not None else "unknown"):
+        logger.error("lock failure: %s: %s", type(exc).__name__, exc)
+    else:
+        logger.warning("database unavailable: %s: %s", type(exc).__name__, exc)
     message = "The database is unavailable for a moment; try again."
     return JsonResponse(envelope(Code.DATABASE_UNAVAILABLE, message), status=503, headers={"Retry-After": "1"})
 
@@ -192,7 +199,7 @@ class DatabaseUnavailableMiddleware:
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if isinstance(exception, OperationalError | InterfaceError):
-            return database_unavailable(exception)
+            return database_unavailable(exception, request)
         return None
 
 

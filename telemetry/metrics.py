@@ -41,6 +41,10 @@ pool_in_use = Gauge("zm_db_pool_in_use_connections", "Pooled connections lent to
                     multiprocess_mode="livesum")
 pool_waiting = Gauge("zm_db_pool_waiting_requests", "Requests waiting for a pooled connection right now.",
                      multiprocess_mode="livesum")
+db_lock_failures = Counter(
+    "zm_db_lock_failures", "Deadlocks and serialization failures Postgres reported, by route pattern (or rq:<job>) "
+    "and kind (deadlock, serialization): a lock-order defect each (telemetry/lock_failures.py).", ["route", "kind"],
+)
 pool_timeouts = Counter("zm_db_pool_timeouts", "Requests that gave up waiting for a pooled connection (503).")
 
 job_duration = Histogram("zm_job_duration_seconds", "RQ job run time, by job and outcome (ok, failed).",

@@ -7,7 +7,7 @@ from django.conf import settings
 from rq import SimpleWorker
 from rq.utils import now
 
-from telemetry import context, exposition, metrics, tracing
+from telemetry import context, exposition, lock_failures, metrics, tracing
 
 
 class Worker(SimpleWorker):
@@ -32,6 +32,11 @@ class Worker(SimpleWorker):
             return ok
         finally:
             context.end(token)
+
+
+    def handle_exception(self, job, *exc_info) -> None:
+        lock_failures.count(exc_info[1], f"rq:{job.func_name.rsplit('.', 1)[-1]}")
+        super().handle_exception(job, *exc_info)
 
 
 def job_meta() -> dict:

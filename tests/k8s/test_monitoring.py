@@ -26,6 +26,7 @@ COUNTERS = {
     "zm_http_requests": {"route", "method", "status"},
     "zm_rate_limited": {"limit"},
     "zm_db_pool_timeouts": set(),
+    "zm_db_lock_failures": {"route", "kind"},
     "zm_judge_calls": {"backend", "outcome"},
     "zm_judge_verdicts": {"judge", "relation"},
     "zm_judge_vllm_batches": {"outcome"},
@@ -267,7 +268,7 @@ def test_every_alert_is_complete_and_names_only_exported_metrics(prod):
     assert {rule["alert"] for rule in rules(prod)} >= {
         "ZeroMemoryTargetDown", "ZeroMemoryRequestLatencyHigh", "ZeroMemoryServerErrors", "ZeroMemoryReviewLag",
         "ZeroMemoryQueueBacklog", "ZeroMemoryJudgeBreakerOpen", "ZeroMemoryDbPoolSaturated",
-        "ZeroMemoryDbPoolWaiting", "ZeroMemoryJobFailures"}
+        "ZeroMemoryDbPoolWaiting", "ZeroMemoryJobFailures", "ZeroMemoryLockFailures"}
     assert len({rule["alert"] for rule in rules(prod)}) == len(rules(prod))
     assert [problem for rule in rules(prod) for problem in alert_problems(rule, anchors)] == []
 
