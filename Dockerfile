@@ -19,6 +19,8 @@ COPY mcp_server mcp_server
 COPY tenants tenants
 COPY memory memory
 COPY hygiene hygiene
+COPY oauth oauth
+COPY telemetry telemetry
 # No database or Redis is needed: the command exports the model and embeds one sentence with it.
 RUN SECRET_KEY=build-only ZM_DATA_DIR=/tmp/zero-memory EMBEDDING_MODEL_DIR=/opt/zero-memory/models \
     python manage.py embeddings
@@ -50,6 +52,8 @@ COPY mcp_server mcp_server
 COPY tenants tenants
 COPY memory memory
 COPY hygiene hygiene
+COPY oauth oauth
+COPY telemetry telemetry
 USER 10001:10001
 EXPOSE 8000
 # The web server of `make run` (embedded_stack/launcher.py server_command); k8s/ gives each pod its own command.

@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "django_rq",
     "oauth2_provider",  # the OAuth 2.1 authorization server's models and token endpoint (oauth/)
+    "oauth",  # its management command: oauth_cleanup
     "tenants",
     "memory",
     "hygiene",
@@ -260,6 +261,11 @@ OAUTH2_PROVIDER = {
 # Open dynamic client registration (RFC 7591), limited per client address in Redis (tenants/ratelimit.py's windows).
 OAUTH_REGISTRATIONS_PER_WINDOW = int(os.environ.get("OAUTH_REGISTRATIONS_PER_WINDOW", "20"))
 OAUTH_REGISTRATION_WINDOW_SECONDS = int(os.environ.get("OAUTH_REGISTRATION_WINDOW_SECONDS", "3600"))
+# The token, revocation and authorization endpoints, per client address and endpoint (oauth/throttle.py); 0: none.
+OAUTH_REQUESTS_PER_WINDOW = int(os.environ.get("OAUTH_REQUESTS_PER_WINDOW", "120"))
+OAUTH_REQUEST_WINDOW_SECONDS = int(os.environ.get("OAUTH_REQUEST_WINDOW_SECONDS", "60"))
+# `manage.py oauth_cleanup` (hourly CronJob in k8s): registered clients never used for this long are removed.
+OAUTH_UNUSED_CLIENT_DAYS = int(os.environ.get("OAUTH_UNUSED_CLIENT_DAYS", "7"))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LANGUAGE_CODE = "en-us"

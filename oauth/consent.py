@@ -32,6 +32,7 @@ from oauth2_provider.views.mixins import OAuthLibMixin
 from oauthlib.oauth2.rfc6749.errors import CustomOAuth2Error, InvalidRequestError
 from rest_framework.exceptions import AuthenticationFailed
 
+from oauth import throttle
 from oauth.validator import FAMILY_CLAIM
 from plumbing.errors import PageMethods, error_page
 from plumbing.parsers import text_problem
@@ -65,6 +66,9 @@ class AuthorizeView(PageMethods, OAuthLibMixin, View):
     template_name = "zm/oauth/consent.html"
 
     def dispatch(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if (seconds := throttle.endpoint_retry_after(request, "authorize")) is not None:
+            return error_page(request, 429, f"Too many sign-in requests from this address; try again in {seconds} s.",
+                              headers={"Retry-After": str(seconds)})
         identity = session_identity(request.session)
         if identity is None:
             return redirect_to_login(request.get_full_path())

@@ -9,6 +9,7 @@ from django.utils.decorators import method_decorator
 from django.views.decorators.csrf import csrf_exempt
 from oauth2_provider.views import RevokeTokenView, TokenView
 
+from oauth import throttle
 from plumbing.parsers import text_problem
 
 GRANT_TYPES = {"authorization_code", "refresh_token"}
@@ -33,6 +34,8 @@ def _form_problem(request: HttpRequest) -> JsonResponse | None:
 @method_decorator(csrf_exempt, name="dispatch")
 class Token(TokenView):
     def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if (seconds := throttle.endpoint_retry_after(request, "token")) is not None:
+            return throttle.too_many(seconds)
         if problem := _form_problem(request):
             return problem
         if request.POST.get("grant_type") not in GRANT_TYPES:
@@ -49,6 +52,8 @@ class Token(TokenView):
 @method_decorator(csrf_exempt, name="dispatch")
 class Revoke(RevokeTokenView):
     def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if (seconds := throttle.endpoint_retry_after(request, "revoke")) is not None:
+            return throttle.too_many(seconds)
         if problem := _form_problem(request):
             return problem
         return super().post(request, *args, **kwargs)

@@ -23,8 +23,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 from oauth2_provider.models import Application
 
-from telemetry import metrics
-from tenants.ratelimit import limiter_for
+from oauth import throttle
 
 MAX_BODY = 8 * 1024
 MAX_REDIRECT_URIS = 5
@@ -105,16 +104,10 @@ def _check(metadata: object) -> dict:
 
 def _rate_limit_check(request: HttpRequest) -> None:
     limit, window = settings.OAUTH_REGISTRATIONS_PER_WINDOW, settings.OAUTH_REGISTRATION_WINDOW_SECONDS
-    if limit <= 0:
-        return
-    address = request.META.get("REMOTE_ADDR", "")
-    counted = limiter_for(settings.REDIS_URL).count(f"zm:oauth-register:{address}", window * 1000)
-    if counted is not None and counted[0] > limit:
-        retry_after = max(1, math.ceil(counted[1] / 1000))
-        metrics.rate_limited.labels("oauth_registration").inc()
+    seconds = throttle.retry_after(request, "registration", limit, window)
+    if seconds is not None:
         raise Refused("rate_limited", f"More than {limit} registrations in {window} s from this address; "
-                                      f"retry in {retry_after} s.", status=429,
-                      headers={"Retry-After": str(retry_after)})
+                                      f"retry in {seconds} s.", status=429, headers={"Retry-After": str(seconds)})
 
 
 @csrf_exempt  # a public JSON endpoint without cookies: there is no session to forge a request with

@@ -110,3 +110,10 @@ def visible_count(api):
         return len(api(token).get(f"/api/v1/memories?lifecycle={lifecycle}&limit=200").json()["results"])
 
     return count
+
+
+@pytest.fixture(autouse=True)
+def _no_oauth_endpoint_limit(settings):
+    """The in-process OAuth flows all come from one address, many a second: the tests of the limit set it again
+    (tests/oauth/test_throttle_and_cleanup.py)."""
+    settings.OAUTH_REQUESTS_PER_WINDOW = 0

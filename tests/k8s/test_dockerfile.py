@@ -113,7 +113,7 @@ def test_the_image_serves_make_runs_command_on_the_exposed_port(dockerfile):
     # The code the pods run is in the image: manage.py, config, the shared packages and every local Django app.
     copied = {a.split()[0] for k, a in final["instructions"] if k == "COPY" and not a.startswith("--from=")}
     local_apps = {app for app in settings.INSTALLED_APPS if (ROOT / app).is_dir()}
-    assert {"manage.py", "config", "plumbing", "mcp_server", "embedded_stack", *local_apps} <= copied
+    assert {"manage.py", "config", "plumbing", "mcp_server", "embedded_stack", "telemetry", *local_apps} <= copied
 
 
 def _closure(requirements: list[str]) -> set[str]:

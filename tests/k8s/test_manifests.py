@@ -88,7 +88,8 @@ def test_one_app_image_everywhere(overlay):
     name, resources = overlay
     images = {c["image"] for _, c in app_containers(resources)}
     users = {r["metadata"]["name"] for r, _ in app_containers(resources)}
-    assert users == {"zero-memory-web", "zero-memory-worker", "zero-memory-migrate", "zero-memory-hygiene-flush"}
+    assert users == {"zero-memory-web", "zero-memory-worker", "zero-memory-migrate", "zero-memory-hygiene-flush",
+                     "zero-memory-oauth-cleanup"}
     assert len(images) == 1, images
     assert images != {"zero-memory:latest"}  # the overlay pinned it
     for resource, _ in app_containers(resources):
@@ -179,6 +180,8 @@ def test_worker_flusher_and_migrations_run_what_make_run_runs(overlay):
     flusher = by(resources, "CronJob", "zero-memory-hygiene-flush")
     assert container(flusher, "hygiene-flush")["command"] == ["python", "manage.py", "hygiene_flush"]
     assert flusher["spec"]["concurrencyPolicy"] == "Forbid"
+    cleanup = by(resources, "CronJob", "zero-memory-oauth-cleanup")
+    assert container(cleanup, "oauth-cleanup")["command"] == ["python", "manage.py", "oauth_cleanup"]
     migrate = by(resources, "Job", "zero-memory-migrate")
     assert container(migrate, "migrate")["command"] == [
         "python", "manage.py", "migrate", "--database", "owner", "--no-input"]
@@ -251,9 +254,10 @@ def test_network_policies_let_only_the_app_reach_the_database_and_only_workers_t
     cluster = next(r for r in resources if r["kind"] == "Cluster")["metadata"]["name"]
     database = policies["zero-memory-db-clients"]
     assert database["spec"]["podSelector"]["matchLabels"] == {"cnpg.io/cluster": cluster}
-    app = {"zero-memory-web", "zero-memory-worker", "zero-memory-migrate", "zero-memory-hygiene-flush"}
+    app = {"zero-memory-web", "zero-memory-worker", "zero-memory-migrate", "zero-memory-hygiene-flush",
+           "zero-memory-oauth-cleanup"}
     assert reached_by(database) == app
-    assert reached_by(policies["zero-memory-redis-clients"]) == app - {"zero-memory-migrate"}
+    assert reached_by(policies["zero-memory-redis-clients"]) == app - {"zero-memory-migrate", "zero-memory-oauth-cleanup"}
     if name == "prod":
         assert reached_by(policies["zero-memory-judge-clients"]) == {"zero-memory-worker"}
         assert selected(resources, policies["zero-memory-judge-clients"]["spec"]["podSelector"]["matchLabels"]) \
