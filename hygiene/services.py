@@ -277,6 +277,10 @@ def review_decide(*, work: ReviewWork, verdicts: list, judge: Judge, latency_ms:
              rule_action(verdict, candidate, content=pair.newer, kind=pair.newer_kind, owner_id=work.owner_id)
              for i, (candidate, verdict, pair) in enumerate(zip(work.candidates, verdicts, work.pairs))]
     acting = acting_verdicts(verdicts, [action for action, _ in ruled])
+    # Every memory of the review at once, in id order: each pair's lock below is then one this transaction holds.
+    # Pair by pair, the second pair's lower id was taken after a higher one, and a writer taking the two in id order
+    # deadlocked with it (tests/api/test_gauntlet.py).
+    lifecycle.lock_memories([work.memory_id, *(candidate.id for candidate in work.candidates)])
     decisions = [
         decide_pair(work.memory_id, candidate, verdict, judge, latency_ms, principal, acting.get(i, Action.RECORD),
                 ruled[i][1])
