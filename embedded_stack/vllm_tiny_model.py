@@ -7,11 +7,8 @@ Run by the vLLM venv's Python (it imports torch and transformers, which the proj
 
 It only answers what the grammar lets it: enough to hold our client to what a real server accepts and returns, not to
 judge anything. Random weights leave every string open until its ``maxLength``, so its answers are the longest the
-schema allows: the worst case of the token budget. The bias towards ``"`` and ``}`` in the last layer makes numbers
-end early; without it a number's digits could run on until the budget is spent.
+schema allows: the worst case of the token budget.
 """
-import json
-import os
 import sys
 from pathlib import Path
 
@@ -58,12 +55,7 @@ def build(out: Path) -> None:
                          bos_token_id=fast.bos_token_id, eos_token_id=fast.eos_token_id, tie_word_embeddings=False,
                          torch_dtype="float32")
     model = LlamaForCausalLM(config)
-    if os.environ.get("TINY_BIAS"):
-        with torch.no_grad():
-            for token in ('"', "}"):
-                model.lm_head.weight[fast.convert_tokens_to_ids(token)] *= 4
     model.save_pretrained(out, safe_serialization=True)
-    (out / "zero-memory-tiny.json").write_text(json.dumps({"built_by": __file__, "vocab": len(fast)}))
 
 
 if __name__ == "__main__":

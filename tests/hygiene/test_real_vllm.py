@@ -86,8 +86,8 @@ def test_vllm_ignores_the_schema_of_a_json_object_format_so_that_dialect_is_refu
 
 
 def test_an_answer_with_raw_control_characters_is_read_not_refused(vllm):
-    """xgrammar lets raw control characters into a string with maxLength (upstream issue 800): a strict json.loads
-    refuses what the tiny model answers here; the client reads it and cleans the rationale."""
+    """xgrammar 0.2.8 lets raw control characters into a string with maxLength (its grammar does not forbid them):
+    a strict json.loads refuses what the tiny model answers here; the client reads it and cleans the rationale."""
     body = {"model": MODEL, "messages": [{"role": "user", "content": "x"}], "temperature": 0, "max_tokens": 600,
             "response_format": {"type": "json_schema", "json_schema": {"name": "v", "schema": {
                 "type": "object", "properties": {"r": {"type": "string", "maxLength": 200}}, "required": ["r"],

@@ -103,7 +103,8 @@ def test_an_answer_cut_at_max_tokens_says_so(server):
 
 
 def test_raw_control_characters_inside_a_string_are_read_and_cleaned_out_of_the_rationale(server):
-    """What vLLM's xgrammar lets into a string with maxLength (upstream issue 800): strict JSON refuses it."""
+    """What vLLM's xgrammar lets into a string with maxLength (its grammar does not forbid them): strict JSON
+    refuses it."""
     server.content = '{"verdicts": [{"relation": "supersedes", "confidence": 0.9, "rationale": "moved\t\x07 on"}]}'
     with pytest.raises(json.JSONDecodeError):
         json.loads(server.content)

@@ -1,4 +1,4 @@
-"""What OAuth left open (issue 40): the token, revocation and authorization endpoints limited per client address as
+"""The token, revocation and authorization endpoints limited per client address as
 registration is, and what expires or is never used removed by `manage.py oauth_cleanup`."""
 import uuid
 from datetime import timedelta
