@@ -28,7 +28,6 @@ import urllib.error
 import urllib.request
 
 from config import settings
-from embedded_stack import vllm_cpu
 from embedded_stack.processes import EmbeddedPostgres, EmbeddedRedis, say
 
 MANAGE = [sys.executable, str(settings.BASE_DIR / "manage.py")]
@@ -178,6 +177,8 @@ def run(args: list[str] = ()) -> int:
         workers = web_workers()
         os.environ.update(metrics_env())  # for every child below
         if options.judge == "vllm-cpu":
+            from embedded_stack import vllm_cpu  # here: it imports serving, which imports this module
+
             judge = vllm_cpu.judge_server(options.model)
             os.environ.update(vllm_cpu.judge_environment(judge))
         children.append(subprocess.Popen([*MANAGE, *WORKER_ARGS], start_new_session=True))
