@@ -10,12 +10,20 @@ from tests.support.fake_vllm import FakeVllm
 
 @pytest.fixture
 def queue(committed):
-    """The real queue on the real Redis, empty; `work()` runs a real RQ worker in burst mode."""
-    review_queue().empty()
+    """The real queue on the real Redis, empty, with no retry of an earlier test's review waiting to come back into it
+    (RQ's scheduled registry, which a worker's scheduler empties into the queue); `work()` runs a real RQ worker in
+    burst mode."""
+    _empty(review_queue())
     yield review_queue()
-    review_queue().empty()
+    _empty(review_queue())
     # A worker killed with SIGKILL keeps RQ's scheduler lock until it expires (a minute): free it for the next test.
     review_queue().connection.delete(RQScheduler.get_locking_key(review_queue().name))
+
+
+def _empty(queue) -> None:
+    queue.empty()
+    for job_id in queue.scheduled_job_registry.get_job_ids():
+        queue.scheduled_job_registry.remove(job_id, delete_job=True)
 
 
 @pytest.fixture
